@@ -1,0 +1,283 @@
+//! One connection over a byte stream (stdio, in-memory pipe): reads newline-delimited
+//! messages, runs requests concurrently under a bound, writes answers as they finish.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::task::AbortHandle;
+
+use super::dispatch::{self, run_hooks, Origin};
+use super::RunningServer;
+use crate::error::McpError;
+use crate::jsonrpc::{self, Message, RequestId};
+use crate::lowlevel::Session;
+use crate::transport::lines::{Frame, LineReader};
+use crate::types::CancelledNotificationParams;
+
+/// Outbound messages buffered per connection before handlers wait for the writer.
+const OUTBOUND_CAPACITY: usize = 1024;
+/// Bytes gathered before one write to the stream.
+const WRITE_BATCH: usize = 64 * 1024;
+
+/// How a connection is labelled and configured.
+pub(crate) struct ConnectionConfig {
+    pub(crate) kind: &'static str,
+    pub(crate) surface_internal: bool,
+}
+
+/// Serves one newline-delimited JSON-RPC connection until `reader` ends, then waits for the
+/// requests still running, flushes their answers and returns. The server's lifespan is not
+/// touched (the caller started it and stops it).
+pub async fn serve_connection<S, R, W>(
+    server: Arc<RunningServer<S>>,
+    reader: R,
+    writer: W,
+) -> std::io::Result<()>
+where
+    S: Send + Sync + 'static,
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let config = ConnectionConfig {
+        kind: "conn",
+        surface_internal: server.server.options.surface_internal_errors,
+    };
+    serve_lines(server, reader, writer, config).await
+}
+
+struct Flight {
+    abort: AbortHandle,
+    long_lived: bool,
+}
+
+struct Conn<S> {
+    server: Arc<RunningServer<S>>,
+    session: Session,
+    sink: mpsc::Sender<String>,
+    in_flight: Mutex<HashMap<RequestId, Flight>>,
+    surface_internal: bool,
+}
+
+pub(crate) async fn serve_lines<S, R, W>(
+    server: Arc<RunningServer<S>>,
+    reader: R,
+    writer: W,
+    config: ConnectionConfig,
+) -> std::io::Result<()>
+where
+    S: Send + Sync + 'static,
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let options = server.server.options.clone();
+    let max_in_flight = options.max_in_flight.clamp(1, Semaphore::MAX_PERMITS);
+    let permits = Arc::new(Semaphore::new(max_in_flight));
+    let (sink, rx) = mpsc::channel(OUTBOUND_CAPACITY);
+    let (stop_writer, writer_stopped) = oneshot::channel();
+    let writer_task = tokio::spawn(write_lines(rx, writer, writer_stopped));
+    let conn = Arc::new(Conn {
+        session: Session::new(config.kind, sink.clone()),
+        server,
+        sink,
+        in_flight: Mutex::new(HashMap::new()),
+        surface_internal: config.surface_internal,
+    });
+
+    let mut lines = LineReader::new(reader, options.max_message_bytes);
+    let mut read_error = None;
+    loop {
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            break;
+        };
+        match lines.next().await {
+            Ok(Some(Frame::Line(bytes))) => conn.on_message(&bytes, permit).await,
+            Ok(Some(Frame::TooLong)) => {
+                let e = McpError::invalid_request(format!(
+                    "Invalid request: message exceeds {} bytes",
+                    options.max_message_bytes
+                ));
+                conn.send(jsonrpc::encode_error(None, &e.to_wire(false)))
+                    .await;
+            }
+            Ok(None) => break,
+            Err(e) => {
+                read_error = Some(e);
+                break;
+            }
+        }
+    }
+
+    // The peer is gone: long-lived streams end now, everything else finishes first.
+    conn.abort_long_lived();
+    let _all = permits.acquire_many(max_in_flight as u32).await;
+    conn.session.mark_closed();
+    if conn.session.was_connected() {
+        run_hooks(&conn.server.server.on_close, &conn.session);
+    }
+    let _ = stop_writer.send(());
+    let write_result = writer_task.await.unwrap_or(Ok(()));
+    match read_error {
+        Some(e) => Err(e),
+        None => write_result,
+    }
+}
+
+impl<S: Send + Sync + 'static> Conn<S> {
+    fn flights(&self) -> MutexGuard<'_, HashMap<RequestId, Flight>> {
+        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn origin(&self) -> Origin<'_, S> {
+        Origin {
+            server: &self.server,
+            session: &self.session,
+            sink: &self.sink,
+            surface_internal: self.surface_internal,
+        }
+    }
+
+    async fn send(&self, line: String) {
+        // The writer only stops when the connection ends; a failed send means the peer is gone.
+        let _ = self.sink.send(line).await;
+    }
+
+    async fn on_message(self: &Arc<Self>, bytes: &[u8], permit: OwnedSemaphorePermit) {
+        match jsonrpc::decode(bytes) {
+            Err(e) => {
+                self.send(jsonrpc::encode_error(e.id.as_ref(), &e.error.to_wire(false)))
+                    .await
+            }
+            Ok(Message::Request { id, method, params }) if method == "initialize" => {
+                // The handshake runs in order: later requests depend on the session it opens.
+                let line = dispatch::handle_request(self.origin(), id, method, params).await;
+                self.send(line).await;
+                if self.session.is_initialized() && self.session.begin() {
+                    run_hooks(&self.server.server.on_connect, &self.session);
+                }
+                drop(permit);
+            }
+            Ok(Message::Request { id, method, params }) => self.spawn_request(id, method, params, permit).await,
+            Ok(Message::Notification { method, params }) => {
+                if method == "notifications/cancelled" {
+                    self.cancel(params.as_deref());
+                }
+                let conn = self.clone();
+                tokio::spawn(async move {
+                    dispatch::handle_notification(conn.origin(), method, params).await;
+                    drop(permit);
+                });
+            }
+            Ok(Message::Response { id, outcome }) => {
+                if !self.session.resolve(&id, outcome) {
+                    tracing::debug!(%id, "response to no pending request ignored");
+                }
+            }
+        }
+    }
+
+    async fn spawn_request(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: String,
+        params: Option<Box<serde_json::value::RawValue>>,
+        permit: OwnedSemaphorePermit,
+    ) {
+        let duplicate = {
+            let mut flights = self.flights();
+            if flights.contains_key(&id) {
+                true
+            } else {
+                let long_lived = method == "subscriptions/listen";
+                let conn = self.clone();
+                let task_id = id.clone();
+                // The lock is held while spawning so the task cannot finish (and remove its
+                // entry) before the entry exists.
+                let handle = tokio::spawn(async move {
+                    let line =
+                        dispatch::handle_request(conn.origin(), task_id.clone(), method, params)
+                            .await;
+                    conn.flights().remove(&task_id);
+                    conn.send(line).await;
+                    drop(permit);
+                });
+                flights.insert(
+                    id.clone(),
+                    Flight {
+                        abort: handle.abort_handle(),
+                        long_lived,
+                    },
+                );
+                false
+            }
+        };
+        if duplicate {
+            let e = McpError::invalid_request(format!(
+                "Invalid request: id {id} is already in use by a request in flight"
+            ));
+            self.send(jsonrpc::encode_error(Some(&id), &e.to_wire(false)))
+                .await;
+        }
+    }
+
+    /// `notifications/cancelled`: abort the named request; it gets no answer.
+    fn cancel(&self, params: Option<&serde_json::value::RawValue>) {
+        let Some(raw) = params else { return };
+        let Ok(p) = serde_json::from_str::<CancelledNotificationParams>(raw.get()) else {
+            return;
+        };
+        let Some(id) = p.request_id else { return };
+        if let Some(flight) = self.flights().remove(&id) {
+            flight.abort.abort();
+            tracing::debug!(%id, reason = p.reason.as_deref().unwrap_or(""), "request cancelled");
+        }
+    }
+
+    fn abort_long_lived(&self) {
+        self.flights().retain(|_, flight| {
+            if flight.long_lived {
+                flight.abort.abort();
+            }
+            !flight.long_lived
+        });
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::Receiver<String>,
+    mut writer: W,
+    mut stop: oneshot::Receiver<()>,
+) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(WRITE_BATCH);
+    loop {
+        let first = tokio::select! {
+            biased;
+            line = rx.recv() => line,
+            _ = &mut stop => None,
+        };
+        let Some(line) = first else {
+            while let Ok(line) = rx.try_recv() {
+                buf.extend_from_slice(line.as_bytes());
+                buf.push(b'\n');
+            }
+            writer.write_all(&buf).await?;
+            writer.flush().await?;
+            return writer.shutdown().await;
+        };
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+        while buf.len() < WRITE_BATCH {
+            match rx.try_recv() {
+                Ok(line) => {
+                    buf.extend_from_slice(line.as_bytes());
+                    buf.push(b'\n');
+                }
+                Err(_) => break,
+            }
+        }
+        writer.write_all(&buf).await?;
+        writer.flush().await?;
+        buf.clear();
+    }
+}

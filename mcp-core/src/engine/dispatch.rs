@@ -1,0 +1,277 @@
+//! One message through the engine: era classification, middleware, the table, stamping.
+
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::stamp::stamp_modern;
+use super::unwind::CatchUnwind;
+use super::RunningServer;
+use crate::era::{self, Era, MODERN_ONLY, REMOVED_IN_MODERN};
+use crate::error::McpError;
+use crate::jsonrpc::{self, RequestId};
+use crate::lowlevel::{
+    CallInfo, Incoming, Next, NotificationContext, Params, RequestContext, Session, SessionHook,
+};
+use crate::types::{
+    ClientCapabilities, InitializeRequestParams, InitializeResult, Meta, SetLevelRequestParams,
+};
+
+/// Where a message came from and where its answers go.
+pub(crate) struct Origin<'a, S> {
+    pub(crate) server: &'a Arc<RunningServer<S>>,
+    pub(crate) session: &'a Session,
+    pub(crate) sink: &'a mpsc::Sender<String>,
+    pub(crate) surface_internal: bool,
+}
+
+/// Serves one request and returns the encoded response line.
+pub(crate) async fn handle_request<S: Send + Sync + 'static>(
+    origin: Origin<'_, S>,
+    id: RequestId,
+    method: String,
+    params: Option<Box<RawValue>>,
+) -> String {
+    let params = Params::from_raw(params);
+    let meta = params.meta();
+    let info = match classify(&origin, &id, method, meta) {
+        Ok(info) => info,
+        Err((method, e)) => return error_line(Some(&id), &method, &e, origin.surface_internal),
+    };
+    let info = Arc::new(info);
+    let msg = Incoming {
+        info: info.clone(),
+        params,
+    };
+    let outcome = CatchUnwind::new(next(0).run(msg)).await;
+    match outcome {
+        Ok(Ok(value)) => jsonrpc::encode_result(&id, &value),
+        Ok(Err(e)) => error_line(Some(&id), &info.method, &e, origin.surface_internal),
+        Err(panic) => {
+            let e = McpError::internal(format!("handler panicked: {panic}"));
+            error_line(Some(&id), &info.method, &e, origin.surface_internal)
+        }
+    }
+}
+
+/// Serves one notification (never answered; failures are logged).
+pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
+    origin: Origin<'_, S>,
+    method: String,
+    params: Option<Box<RawValue>>,
+) {
+    let params = Params::from_raw(params);
+    let meta = params.meta();
+    if method == "notifications/initialized" {
+        origin.session.mark_initialized_notified();
+    }
+    let info = match era::modern_envelope(meta.as_ref()) {
+        Some(Ok(env)) => CallInfo {
+            id: None,
+            method,
+            meta,
+            era: Era::Modern,
+            protocol_version: env.protocol_version,
+            client_capabilities: env.client_capabilities,
+            client_info: env.client_info,
+            log_level: env.log_level,
+            session: origin.session.clone(),
+            server: origin.server.clone(),
+            sink: origin.sink.clone(),
+        },
+        _ => session_call(&origin, None, method, meta),
+    };
+    let method = info.method.clone();
+    let msg = Incoming {
+        info: Arc::new(info),
+        params,
+    };
+    match CatchUnwind::new(next(0).run(msg)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(method, error = %e, "notification handler failed"),
+        Err(panic) => tracing::error!(method, panic, "notification handler panicked"),
+    }
+}
+
+fn next<S: Send + Sync + 'static>(index: usize) -> Next<S> {
+    Next {
+        index,
+        _state: std::marker::PhantomData,
+    }
+}
+
+/// Decides the era of a request and gathers what its context needs, in the order of the spec:
+/// a 2026 envelope is validated first (-32602, -32022), then removed methods (-32601).
+fn classify<S: Send + Sync + 'static>(
+    origin: &Origin<'_, S>,
+    id: &RequestId,
+    method: String,
+    meta: Option<Meta>,
+) -> Result<CallInfo<S>, (String, McpError)> {
+    match era::modern_envelope(meta.as_ref()) {
+        Some(Err(e)) => Err((method, e)),
+        Some(Ok(env)) => {
+            if REMOVED_IN_MODERN.contains(&method.as_str()) {
+                let e = McpError::method_not_found(&method);
+                return Err((method, e));
+            }
+            origin.session.open(
+                Era::Modern,
+                env.protocol_version.clone(),
+                env.client_info.clone(),
+                env.client_capabilities.clone(),
+            );
+            if origin.session.begin() {
+                run_hooks(&origin.server.server.on_connect, origin.session);
+            }
+            Ok(CallInfo {
+                id: Some(id.clone()),
+                method,
+                meta,
+                era: Era::Modern,
+                protocol_version: env.protocol_version,
+                client_capabilities: env.client_capabilities,
+                client_info: env.client_info,
+                log_level: env.log_level,
+                session: origin.session.clone(),
+                server: origin.server.clone(),
+                sink: origin.sink.clone(),
+            })
+        }
+        None if method == "initialize" || method == "ping" => {
+            Ok(session_call(origin, Some(id.clone()), method, meta))
+        }
+        None if origin.session.is_initialized() => {
+            if MODERN_ONLY.contains(&method.as_str()) {
+                let e = McpError::method_not_found(&method);
+                return Err((method, e));
+            }
+            Ok(session_call(origin, Some(id.clone()), method, meta))
+        }
+        None => {
+            let e = match meta {
+                Some(_) => McpError::invalid_params(format!(
+                    "Invalid _meta: missing required {}",
+                    era::META_PROTOCOL_VERSION
+                )),
+                None => McpError::invalid_params(
+                    "Missing _meta: a 2026-07-28 request must carry params._meta with the protocol \
+                     version and client capabilities; a 2025 client must send initialize first",
+                ),
+            };
+            Err((method, e))
+        }
+    }
+}
+
+/// The context of a message served with the session's (2025) settings.
+fn session_call<S>(
+    origin: &Origin<'_, S>,
+    id: Option<RequestId>,
+    method: String,
+    meta: Option<Meta>,
+) -> CallInfo<S> {
+    let session = origin.session;
+    CallInfo {
+        id,
+        method,
+        meta,
+        era: Era::Legacy,
+        protocol_version: session
+            .protocol_version()
+            .unwrap_or_else(|| era::LATEST_LEGACY_VERSION.into()),
+        client_capabilities: session.client_capabilities(),
+        client_info: session.client_info(),
+        log_level: None,
+        session: session.clone(),
+        server: origin.server.clone(),
+        sink: origin.sink.clone(),
+    }
+}
+
+/// The end of the middleware chain: the engine's own methods, then the handler table.
+pub(crate) async fn innermost<S: Send + Sync + 'static>(
+    msg: Incoming<S>,
+) -> Result<Value, McpError> {
+    let Incoming { info, params } = msg;
+    let server = info.server.clone();
+    let Some(ctx) = RequestContext::new(info.clone()) else {
+        if let Some(handler) = server.server.notifications.get(&info.method) {
+            handler(NotificationContext { info }, params).await?;
+        }
+        return Ok(Value::Null);
+    };
+    if info.method == "initialize" {
+        return initialize(&info, &params);
+    }
+    let handler = server
+        .server
+        .requests
+        .get(&info.method)
+        .ok_or_else(|| McpError::method_not_found(&info.method))?;
+    if info.method == "logging/setLevel" {
+        let p: SetLevelRequestParams = params.decode()?;
+        info.session.set_log_level(p.level);
+    }
+    let mut value = handler(ctx.clone(), params).await?;
+    if info.era == Era::Modern {
+        stamp_modern(&server.server, &info.method, ctx.request_id(), &mut value);
+    }
+    Ok(value)
+}
+
+fn initialize<S: Send + Sync + 'static>(
+    info: &CallInfo<S>,
+    params: &Params,
+) -> Result<Value, McpError> {
+    if info.session.is_initialized() {
+        return Err(McpError::invalid_request(
+            "Invalid request: this session is already initialized",
+        ));
+    }
+    let p: InitializeRequestParams = params.decode()?;
+    let version = era::negotiate_legacy_version(&p.protocol_version);
+    info.session.open(
+        Era::Legacy,
+        version.into(),
+        Some(Arc::new(p.client_info)),
+        Arc::new(ClientCapabilities::clone(&p.capabilities)),
+    );
+    let result = InitializeResult {
+        protocol_version: version.to_owned(),
+        capabilities: info.server.capabilities().clone(),
+        server_info: info.server.info().clone(),
+        instructions: info.server.instructions().map(str::to_owned),
+        meta: None,
+    };
+    Ok(serde_json::to_value(result)?)
+}
+
+/// Runs session hooks, containing a panic in any of them.
+pub(crate) fn run_hooks(hooks: &[SessionHook], session: &Session) {
+    for hook in hooks {
+        let session = session.clone();
+        if let Err(payload) =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(session)))
+        {
+            let panic = super::unwind::panic_message(payload);
+            tracing::error!(panic, "session hook panicked");
+        }
+    }
+}
+
+/// Encodes an error response, logging internal failures (whose detail never reaches the wire
+/// unless `surface_internal` is set).
+pub(crate) fn error_line(
+    id: Option<&RequestId>,
+    method: &str,
+    e: &McpError,
+    surface_internal: bool,
+) -> String {
+    if e.is_internal() {
+        tracing::error!(method, error = %e.message(), "request failed with an internal error");
+    }
+    jsonrpc::encode_error(id, &e.to_wire(surface_internal))
+}

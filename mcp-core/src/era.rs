@@ -1,0 +1,162 @@
+//! Protocol versions and the two eras: the 2025 handshake and the 2026 per-request envelope.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::error::{codes, McpError};
+use crate::types::{ClientCapabilities, Implementation, LoggingLevel, Meta};
+
+/// The newest revision, served statelessly (per-request `_meta`).
+pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The newest revision that uses the `initialize` handshake.
+pub const LATEST_LEGACY_VERSION: &str = "2025-11-25";
+
+/// Revisions served statelessly: a request whose `_meta` names one of these is served per request.
+pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// Revisions accepted in `initialize` negotiation, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The `_meta` key naming the protocol version of a 2026 request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key carrying the client's capabilities on a 2026 request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key carrying the client's identity on a 2026 request.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key asking for log messages on a 2026 request.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// The `_meta` key of the server's identity on 2026 results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// The `_meta` key tagging notifications of a `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Which generation of the protocol a message belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2025-11-25 and older: `initialize` handshake, sessions, server-to-client requests.
+    Legacy,
+    /// 2026-07-28 and newer: stateless, every request carries its own `_meta` envelope.
+    Modern,
+}
+
+/// Methods that do not exist on the 2026 wire (answered `-32601` there).
+pub const REMOVED_IN_MODERN: &[&str] = &[
+    "initialize",
+    "notifications/initialized",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "notifications/roots/list_changed",
+    "notifications/elicitation/complete",
+];
+
+/// Methods that exist only on the 2026 wire (answered `-32601` in a 2025 session).
+pub const MODERN_ONLY: &[&str] = &["server/discover", "subscriptions/listen"];
+
+/// The version a server answers `initialize` with: the client's when supported, else the newest.
+///
+/// ```
+/// use mcp_core::era::negotiate_legacy_version;
+/// assert_eq!(negotiate_legacy_version("2025-06-18"), "2025-06-18");
+/// assert_eq!(negotiate_legacy_version("1999-01-01"), "2025-11-25");
+/// ```
+pub fn negotiate_legacy_version(requested: &str) -> &'static str {
+    LEGACY_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(LATEST_LEGACY_VERSION)
+}
+
+/// The validated envelope of a 2026 request (`params._meta`).
+#[derive(Debug, Clone)]
+pub struct RequestEnvelope {
+    /// The protocol version of this request.
+    pub protocol_version: Arc<str>,
+    /// What the client declared it can do, for this request only.
+    pub client_capabilities: Arc<ClientCapabilities>,
+    /// Who the client says it is.
+    pub client_info: Option<Arc<Implementation>>,
+    /// The lowest log level the client wants for this request, if it wants logs.
+    pub log_level: Option<LoggingLevel>,
+}
+
+/// Reads `params._meta` of a request: `None` when it has no protocol-version key (not a 2026
+/// request), else the validated envelope or the error to answer with, in the order of the spec
+/// (missing fields `-32602`, then unsupported version `-32022`).
+pub fn modern_envelope(meta: Option<&Meta>) -> Option<Result<RequestEnvelope, McpError>> {
+    let meta = meta?;
+    let version = meta.get(META_PROTOCOL_VERSION)?;
+    Some(validate_envelope(meta, version))
+}
+
+fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, McpError> {
+    let Some(version) = version.as_str() else {
+        return Err(McpError::invalid_params(format!(
+            "Invalid _meta: {META_PROTOCOL_VERSION} must be a string"
+        )));
+    };
+    let caps = match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(v @ Value::Object(_)) => ClientCapabilities::deserialize_lenient(v),
+        Some(_) => {
+            return Err(McpError::invalid_params(format!(
+                "Invalid _meta: {META_CLIENT_CAPABILITIES} must be an object"
+            )))
+        }
+        None => {
+            return Err(McpError::invalid_params(format!(
+                "Invalid _meta: missing required {META_CLIENT_CAPABILITIES}"
+            )))
+        }
+    };
+    if !MODERN_VERSIONS.contains(&version) {
+        return Err(unsupported_version(version));
+    }
+    let client_info = meta
+        .get(META_CLIENT_INFO)
+        .and_then(|v| serde_json::from_value::<Implementation>(v.clone()).ok())
+        .map(Arc::new);
+    let log_level = match meta.get(META_LOG_LEVEL) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(serde_json::from_value::<LoggingLevel>(v.clone()).map_err(|_| {
+            McpError::invalid_params(format!("Invalid _meta: unknown {META_LOG_LEVEL} {v}"))
+        })?),
+    };
+    Ok(RequestEnvelope {
+        protocol_version: version.into(),
+        client_capabilities: Arc::new(caps),
+        client_info,
+        log_level,
+    })
+}
+
+/// The `-32022` error for a version this server does not serve statelessly.
+pub fn unsupported_version(requested: &str) -> McpError {
+    McpError::new(
+        codes::UNSUPPORTED_PROTOCOL_VERSION,
+        format!("Unsupported protocol version: {requested}"),
+    )
+    .with_data(json!({ "supported": MODERN_VERSIONS, "requested": requested }))
+}
+
+impl ClientCapabilities {
+    /// Reads capabilities, ignoring members of the wrong shape instead of failing.
+    pub(crate) fn deserialize_lenient(value: &Value) -> Self {
+        serde_json::from_value(value.clone()).unwrap_or_else(|_| {
+            let mut caps = ClientCapabilities::default();
+            if let Value::Object(map) = value {
+                let obj = |k: &str| map.get(k).and_then(Value::as_object).cloned();
+                caps.experimental = obj("experimental");
+                caps.sampling = obj("sampling");
+                caps.elicitation = obj("elicitation");
+                caps.tasks = obj("tasks");
+                caps.extensions = obj("extensions");
+                caps.roots = map.get("roots").map(|_| Default::default());
+            }
+            caps
+        })
+    }
+}

@@ -1,0 +1,218 @@
+//! [`McpError`]: the one error type handlers return and clients receive.
+//!
+//! An `McpError` is either a *protocol error* (a JSON-RPC error with a code, a message and
+//! optional data, sent to the peer as written) or an *internal failure* (any other error, which
+//! the engine logs and reports on the wire only as `-32603 Internal server error`).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::Value;
+
+/// JSON-RPC and MCP error codes used by this SDK.
+pub mod codes {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// 2025-11-25: resource not found.
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// 2026-07-28: an HTTP header does not match the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// 2026-07-28: the request needs a client capability the client did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// 2026-07-28: the protocol version in `_meta` is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// The message sent on the wire for every internal failure.
+pub const INTERNAL_ERROR_MESSAGE: &str = "Internal server error";
+
+/// The error of a handler, a middleware or a client call.
+///
+/// ```
+/// use mcp_core::McpError;
+///
+/// let e = McpError::invalid_params("limit must be positive");
+/// assert_eq!(e.code(), -32602);
+/// assert_eq!(e.message(), "limit must be positive");
+///
+/// // Any std error converts with `?` and becomes an internal failure (-32603 on the wire).
+/// let e: McpError = "x".parse::<u32>().unwrap_err().into();
+/// assert!(e.is_internal());
+/// assert_eq!(e.code(), -32603);
+/// ```
+pub struct McpError {
+    repr: Repr,
+}
+
+enum Repr {
+    Rpc {
+        code: i32,
+        message: Cow<'static, str>,
+        data: Option<Value>,
+    },
+    Internal(Box<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+/// The convenient result alias of this SDK.
+pub type Result<T, E = McpError> = std::result::Result<T, E>;
+
+impl McpError {
+    /// A protocol error with this JSON-RPC `code` and `message`.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            repr: Repr::Rpc {
+                code,
+                message: message.into(),
+                data: None,
+            },
+        }
+    }
+
+    /// Attaches `error.data` (protocol errors only; ignored on internal failures).
+    pub fn with_data(mut self, value: Value) -> Self {
+        if let Repr::Rpc { data, .. } = &mut self.repr {
+            *data = Some(value);
+        }
+        self
+    }
+
+    /// `-32600 Invalid Request`.
+    pub fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(codes::INVALID_REQUEST, message)
+    }
+
+    /// `-32601 Method not found`.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+    }
+
+    /// `-32602 Invalid params`.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(codes::INVALID_PARAMS, message)
+    }
+
+    /// An internal failure described by `message`. The wire shows only
+    /// `-32603 Internal server error`; the message goes to the log.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::other(InternalMessage(message.into()))
+    }
+
+    /// An internal failure caused by `error` (what `?` on any std error produces).
+    pub fn other(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self {
+            repr: Repr::Internal(Box::new(error)),
+        }
+    }
+
+    /// The JSON-RPC code this error is sent with.
+    pub fn code(&self) -> i32 {
+        match &self.repr {
+            Repr::Rpc { code, .. } => *code,
+            Repr::Internal(_) => codes::INTERNAL_ERROR,
+        }
+    }
+
+    /// The message: the protocol message, or for an internal failure its real description
+    /// (which is *not* what the wire shows; see [`McpError::wire_message`]).
+    pub fn message(&self) -> Cow<'_, str> {
+        match &self.repr {
+            Repr::Rpc { message, .. } => Cow::Borrowed(message),
+            Repr::Internal(e) => Cow::Owned(e.to_string()),
+        }
+    }
+
+    /// `error.data`, if any.
+    pub fn data(&self) -> Option<&Value> {
+        match &self.repr {
+            Repr::Rpc { data, .. } => data.as_ref(),
+            Repr::Internal(_) => None,
+        }
+    }
+
+    /// True for an internal failure (anything that is not a protocol error).
+    pub fn is_internal(&self) -> bool {
+        matches!(self.repr, Repr::Internal(_))
+    }
+
+    /// The message the wire carries: internal failures are reduced to `Internal server error`
+    /// unless `surface_internal` is set (a test switch).
+    pub fn wire_message(&self, surface_internal: bool) -> Cow<'_, str> {
+        match &self.repr {
+            Repr::Internal(_) if !surface_internal => Cow::Borrowed(INTERNAL_ERROR_MESSAGE),
+            _ => self.message(),
+        }
+    }
+
+    /// The wire object `{"code", "message", "data"?}` of this error.
+    pub fn to_wire(&self, surface_internal: bool) -> crate::jsonrpc::ErrorObject {
+        crate::jsonrpc::ErrorObject {
+            code: self.code(),
+            message: self.wire_message(surface_internal).into_owned(),
+            data: self.data().cloned(),
+        }
+    }
+
+    /// Rebuilds a protocol error from a wire object (what a client receives).
+    pub fn from_wire(error: crate::jsonrpc::ErrorObject) -> Self {
+        let mut e = Self::new(error.code, error.message);
+        if let Some(data) = error.data {
+            e = e.with_data(data);
+        }
+        e
+    }
+}
+
+impl fmt::Debug for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Rpc {
+                code,
+                message,
+                data,
+            } => f
+                .debug_struct("McpError")
+                .field("code", code)
+                .field("message", message)
+                .field("data", data)
+                .finish(),
+            Repr::Internal(e) => f.debug_tuple("McpError::Internal").field(e).finish(),
+        }
+    }
+}
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Rpc { code, message, .. } => write!(f, "MCP error {code}: {message}"),
+            Repr::Internal(e) => write!(f, "internal error: {e}"),
+        }
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for McpError {
+    fn from(error: E) -> Self {
+        Self::other(error)
+    }
+}
+
+#[derive(Debug)]
+struct InternalMessage(String);
+
+impl fmt::Display for InternalMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InternalMessage {}

@@ -1,0 +1,315 @@
+//! The JSON-RPC 2.0 envelope: decoded once, `params` kept raw until a handler's type is known.
+//!
+//! Decoding maps every malformed input to the right error: bytes that are not JSON give
+//! `-32700` with `id: null`; JSON that is not a single request object (arrays, batches, scalars,
+//! a wrong `jsonrpc`, an invalid `id`) gives `-32600`.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::error::{codes, McpError};
+
+/// A JSON-RPC request id: a string or an integer (never null).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        Self::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        Self::String(s.into())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Number(n) => s.serialize_i64(*n),
+            Self::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::String(s) => Ok(Self::String(s.into())),
+            Value::Number(n) => n
+                .as_i64()
+                .map(Self::Number)
+                .ok_or_else(|| D::Error::custom("request id must be an integer or a string")),
+            _ => Err(D::Error::custom(
+                "request id must be an integer or a string",
+            )),
+        }
+    }
+}
+
+impl RequestId {
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Number(n) => Value::from(*n),
+            Self::String(s) => Value::from(&**s),
+        }
+    }
+}
+
+/// The `error` member of an error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The code.
+    pub code: i32,
+    /// A short sentence.
+    pub message: String,
+    /// Extra data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// One decoded inbound message.
+#[derive(Debug)]
+pub enum Message {
+    /// A request: answered exactly once.
+    Request {
+        /// Its id.
+        id: RequestId,
+        /// The method.
+        method: String,
+        /// Raw params (an object), if any.
+        params: Option<Box<RawValue>>,
+    },
+    /// A notification: never answered.
+    Notification {
+        /// The method.
+        method: String,
+        /// Raw params (an object), if any.
+        params: Option<Box<RawValue>>,
+    },
+    /// A response to a request this side sent.
+    Response {
+        /// The id of our request.
+        id: RequestId,
+        /// The result, or the error.
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
+}
+
+/// A message that could not be decoded, with the id to answer it under (null when unknown).
+#[derive(Debug)]
+pub struct DecodeError {
+    /// The id, when it could be read.
+    pub id: Option<RequestId>,
+    /// The error to send.
+    pub error: McpError,
+}
+
+/// A field that distinguishes "absent" from "present, possibly `null`".
+#[derive(Default)]
+struct RawField(Option<Box<RawValue>>);
+
+impl<'de> Deserialize<'de> for RawField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(d).map(|raw| RawField(Some(raw)))
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    jsonrpc: RawField,
+    #[serde(default)]
+    id: RawField,
+    #[serde(default)]
+    method: RawField,
+    #[serde(default)]
+    params: RawField,
+    #[serde(default)]
+    result: RawField,
+    #[serde(default)]
+    error: RawField,
+}
+
+fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
+    DecodeError {
+        id,
+        error: McpError::new(codes::INVALID_REQUEST, message),
+    }
+}
+
+/// Decodes one message (one line of stdio, one HTTP body).
+///
+/// ```
+/// use mcp_core::jsonrpc::{decode, Message};
+///
+/// let msg = decode(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).unwrap();
+/// assert!(matches!(msg, Message::Request { ref method, .. } if method == "tools/list"));
+///
+/// assert_eq!(decode(b"{oops").unwrap_err().error.code(), -32700);
+/// assert_eq!(decode(b"[]").unwrap_err().error.code(), -32600);
+/// ```
+pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
+    let env: Envelope = serde_json::from_slice(bytes).map_err(|e| {
+        use serde_json::error::Category;
+        match e.classify() {
+            Category::Data => invalid(None, "Invalid request: expected a single JSON-RPC object"),
+            _ => DecodeError {
+                id: None,
+                error: McpError::new(codes::PARSE_ERROR, "Parse error: invalid JSON"),
+            },
+        }
+    })?;
+
+    let id = match &env.id.0 {
+        None => None,
+        Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+            Ok(id) => Some(id),
+            Err(_) => {
+                return Err(invalid(
+                    None,
+                    "Invalid request: id must be a string or an integer",
+                ))
+            }
+        },
+    };
+    match env.jsonrpc.0.as_deref().map(RawValue::get) {
+        Some("\"2.0\"") => {}
+        _ => return Err(invalid(id, "Invalid request: jsonrpc must be \"2.0\"")),
+    }
+
+    if let Some(raw_method) = env.method.0 {
+        let method: String = serde_json::from_str(raw_method.get())
+            .map_err(|_| invalid(id.clone(), "Invalid request: method must be a string"))?;
+        let params = match env.params.0 {
+            None => None,
+            Some(raw) if raw.get() == "null" => None,
+            Some(raw) if raw.get().starts_with('{') => Some(raw),
+            Some(_) => {
+                return Err(DecodeError {
+                    id,
+                    error: McpError::invalid_params("Invalid params: params must be an object"),
+                })
+            }
+        };
+        return Ok(match id {
+            Some(id) => Message::Request { id, method, params },
+            None => Message::Notification { method, params },
+        });
+    }
+
+    let Some(id) = id else {
+        return Err(invalid(None, "Invalid request: missing method"));
+    };
+    match (env.result.0, env.error.0) {
+        (Some(result), None) => Ok(Message::Response {
+            id,
+            outcome: Ok(result),
+        }),
+        (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
+            Ok(error) => Ok(Message::Response {
+                id,
+                outcome: Err(error),
+            }),
+            Err(_) => Err(invalid(Some(id), "Invalid response: malformed error object")),
+        },
+        _ => Err(invalid(Some(id), "Invalid request: missing method")),
+    }
+}
+
+#[derive(Serialize)]
+struct OutResult<'a, R: Serialize + ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a R,
+}
+
+#[derive(Serialize)]
+struct OutError<'a> {
+    jsonrpc: &'static str,
+    id: Option<&'a RequestId>,
+    error: &'a ErrorObject,
+}
+
+#[derive(Serialize)]
+struct OutCall<'a, P: Serialize + ?Sized> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RequestId>,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a P>,
+}
+
+fn to_string<T: Serialize>(value: &T) -> String {
+    // Serializing these envelopes cannot fail: every field is a string, an integer or an
+    // already-valid JSON value, and no map has non-string keys.
+    serde_json::to_string(value).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "failed to serialize an outbound JSON-RPC message");
+        String::from(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal server error"}}"#)
+    })
+}
+
+/// Encodes a result response.
+pub fn encode_result<R: Serialize + ?Sized>(id: &RequestId, result: &R) -> String {
+    to_string(&OutResult {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+}
+
+/// Encodes an error response (`id: null` when the id is unknown).
+pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> String {
+    to_string(&OutError {
+        jsonrpc: "2.0",
+        id,
+        error,
+    })
+}
+
+/// Encodes a notification.
+pub fn encode_notification<P: Serialize + ?Sized>(method: &str, params: Option<&P>) -> String {
+    to_string(&OutCall {
+        jsonrpc: "2.0",
+        id: None,
+        method,
+        params,
+    })
+}
+
+/// Encodes a request.
+pub fn encode_request<P: Serialize + ?Sized>(
+    id: &RequestId,
+    method: &str,
+    params: Option<&P>,
+) -> String {
+    to_string(&OutCall {
+        jsonrpc: "2.0",
+        id: Some(id),
+        method,
+        params,
+    })
+}

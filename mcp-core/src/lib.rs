@@ -1,0 +1,18 @@
+//! The runtime of the `mcp` SDK: protocol types, the JSON-RPC engine, the low-level handler
+//! table, transports and the in-memory client.
+//!
+//! Most users depend on the `mcp` facade crate, which re-exports this one.
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod engine;
+pub mod era;
+mod error;
+pub mod jsonrpc;
+pub mod lowlevel;
+mod serve;
+pub mod transport;
+pub mod types;
+
+pub use error::{codes, McpError, Result, INTERNAL_ERROR_MESSAGE};
+pub use serve::IntoServer;

@@ -1,0 +1,34 @@
+//! Capabilities derived from the handler table: a method's presence is the declaration.
+
+use serde_json::Map;
+
+use super::server::Server;
+use crate::types::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
+
+pub(crate) fn derive<S>(server: &Server<S>) -> ServerCapabilities {
+    let has = |m: &str| server.requests.contains_key(m);
+    let mut caps = server.extra_capabilities.clone();
+    if has("tools/list") || has("tools/call") {
+        caps.tools = Some(ListChangedCapability {
+            list_changed: Some(server.list_changed.tools),
+        });
+    }
+    if has("resources/list") || has("resources/read") || has("resources/templates/list") {
+        caps.resources = Some(ResourcesCapability {
+            subscribe: Some(has("resources/subscribe")),
+            list_changed: Some(server.list_changed.resources),
+        });
+    }
+    if has("prompts/list") || has("prompts/get") {
+        caps.prompts = Some(ListChangedCapability {
+            list_changed: Some(server.list_changed.prompts),
+        });
+    }
+    if has("completion/complete") {
+        caps.completions = Some(Map::new());
+    }
+    if has("logging/setLevel") {
+        caps.logging = Some(Map::new());
+    }
+    caps
+}

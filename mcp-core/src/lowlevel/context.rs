@@ -1,0 +1,260 @@
+//! [`RequestContext`] and [`NotificationContext`]: what a handler knows about the message it
+//! serves, and how it talks back.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::session::Session;
+use crate::engine::RunningServer;
+use crate::era::{Era, META_SUBSCRIPTION_ID};
+use crate::error::McpError;
+use crate::jsonrpc::{self, RequestId};
+use crate::types::{
+    ClientCapabilities, Implementation, LoggingLevel, LoggingMessageNotificationParams, Meta,
+    ProgressNotificationParams, ServerCapabilities,
+};
+
+/// Everything known about one inbound message, shared by its contexts.
+pub(crate) struct CallInfo<S> {
+    pub(crate) id: Option<RequestId>,
+    pub(crate) method: String,
+    pub(crate) meta: Option<Meta>,
+    pub(crate) era: Era,
+    pub(crate) protocol_version: Arc<str>,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) session: Session,
+    pub(crate) server: Arc<RunningServer<S>>,
+    pub(crate) sink: mpsc::Sender<String>,
+}
+
+impl<S> CallInfo<S> {
+    async fn send_notification(&self, method: &str, params: Value) -> Result<(), McpError> {
+        let line = jsonrpc::encode_notification(method, Some(&params));
+        self.sink
+            .send(line)
+            .await
+            .map_err(|_| McpError::internal("the client is gone"))
+    }
+}
+
+/// The context of one request: its id and `_meta`, the era and client it came from, the
+/// server's lifespan state, and a way to send notifications on this request's stream.
+///
+/// ```no_run
+/// # use mcp_core::lowlevel::RequestContext;
+/// # use mcp_core::types::*;
+/// async fn call_tool(ctx: RequestContext<()>, params: CallToolRequestParams)
+///     -> mcp_core::Result<CallToolResult>
+/// {
+///     ctx.progress(1.0, Some(2.0), Some("halfway")).await?;
+///     ctx.log(LoggingLevel::Info, "still working").await?;
+///     Ok(CallToolResult::text(format!("called {} as request {}", params.name, ctx.request_id())))
+/// }
+/// ```
+pub struct RequestContext<S = ()> {
+    pub(crate) info: Arc<CallInfo<S>>,
+    id: RequestId,
+}
+
+impl<S> Clone for RequestContext<S> {
+    fn clone(&self) -> Self {
+        Self {
+            info: self.info.clone(),
+            id: self.id.clone(),
+        }
+    }
+}
+
+impl<S> RequestContext<S> {
+    /// The context of a request (`None` for a notification, which has no id).
+    pub(crate) fn new(info: Arc<CallInfo<S>>) -> Option<Self> {
+        let id = info.id.clone()?;
+        Some(Self { info, id })
+    }
+}
+
+impl<S: Send + Sync + 'static> RequestContext<S> {
+    /// The JSON-RPC id of this request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The method being served.
+    pub fn method(&self) -> &str {
+        &self.info.method
+    }
+
+    /// The request's inbound `params._meta`, if any.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.info.meta.as_ref()
+    }
+
+    /// The era this request is served in.
+    pub fn era(&self) -> Era {
+        self.info.era
+    }
+
+    /// The protocol version: the request's own (2026) or the session's negotiated one (2025).
+    pub fn protocol_version(&self) -> &str {
+        &self.info.protocol_version
+    }
+
+    /// What the client declared it can do (per request in 2026, per session in 2025).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.info.client_capabilities
+    }
+
+    /// Who the client says it is.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.info.client_info.as_deref()
+    }
+
+    /// The state the lifespan produced (`()` without a lifespan).
+    pub fn state(&self) -> &S {
+        self.info.server.state()
+    }
+
+    /// The session this request belongs to.
+    pub fn session(&self) -> &Session {
+        &self.info.session
+    }
+
+    /// This server's identity.
+    pub fn server_info(&self) -> &Implementation {
+        self.info.server.info()
+    }
+
+    /// The capabilities this server advertises (derived from its handler table).
+    pub fn server_capabilities(&self) -> &ServerCapabilities {
+        self.info.server.capabilities()
+    }
+
+    /// The server's instructions, if any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.info.server.instructions()
+    }
+
+    /// The `progressToken` of this request, if the client asked for progress.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.meta()?.get("progressToken")
+    }
+
+    /// Sends a notification on this request's stream. On a 2026 `subscriptions/listen` stream
+    /// the notification is tagged with the subscription id.
+    pub async fn notify<P: Serialize>(&self, method: &str, params: P) -> Result<(), McpError> {
+        let mut params = serde_json::to_value(params)?;
+        if self.info.era == Era::Modern && self.info.method == "subscriptions/listen" {
+            if let Value::Object(map) = &mut params {
+                let meta = map
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(META_SUBSCRIPTION_ID.into(), self.request_id().to_value());
+                }
+            }
+        }
+        self.info.send_notification(method, params).await
+    }
+
+    /// Reports progress, if the client sent a `progressToken` (otherwise does nothing).
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), McpError> {
+        let Some(token) = self.progress_token() else {
+            return Ok(());
+        };
+        let params = ProgressNotificationParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        self.notify("notifications/progress", params).await
+    }
+
+    /// Sends a log message to the client when it asked for this level: on 2025 the session's
+    /// `logging/setLevel` (everything when none was set), on 2026 only when the request's
+    /// `_meta` names a `logLevel`. Needs the `logging` capability (an `on_set_logging_level`
+    /// handler); otherwise does nothing.
+    pub async fn log<D: Serialize>(&self, level: LoggingLevel, data: D) -> Result<(), McpError> {
+        self.log_as(level, None, data).await
+    }
+
+    /// [`log`](Self::log) with a logger name.
+    pub async fn log_as<D: Serialize>(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: D,
+    ) -> Result<(), McpError> {
+        if !self.wants_log(level) {
+            return Ok(());
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data: serde_json::to_value(data)?,
+        };
+        self.notify("notifications/message", params).await
+    }
+
+    fn wants_log(&self, level: LoggingLevel) -> bool {
+        if self.server_capabilities().logging.is_none() {
+            return false;
+        }
+        let threshold = match self.info.era {
+            Era::Modern => self.info.log_level,
+            Era::Legacy => Some(self.info.session.log_level().unwrap_or(LoggingLevel::Debug)),
+        };
+        threshold.is_some_and(|t| level >= t)
+    }
+}
+
+/// The context of one notification: where it came from.
+pub struct NotificationContext<S = ()> {
+    pub(crate) info: Arc<CallInfo<S>>,
+}
+
+impl<S> Clone for NotificationContext<S> {
+    fn clone(&self) -> Self {
+        Self {
+            info: self.info.clone(),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> NotificationContext<S> {
+    /// The notification's method.
+    pub fn method(&self) -> &str {
+        &self.info.method
+    }
+
+    /// The session the notification came from.
+    pub fn session(&self) -> &Session {
+        &self.info.session
+    }
+
+    /// The notification's `params._meta`, if any.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.info.meta.as_ref()
+    }
+
+    /// The era of the message.
+    pub fn era(&self) -> Era {
+        self.info.era
+    }
+
+    /// The lifespan state.
+    pub fn state(&self) -> &S {
+        self.info.server.state()
+    }
+}

@@ -1,0 +1,120 @@
+//! Middleware: an ordered chain around every inbound message, `initialize` and notifications
+//! included. A middleware can observe a message, refuse it (return an error for that message
+//! only), rewrite its params, or answer it itself without calling [`Next::run`].
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::context::CallInfo;
+use super::handler::BoxFuture;
+use super::params::Params;
+use super::session::Session;
+use crate::engine::dispatch;
+use crate::era::Era;
+use crate::error::McpError;
+use crate::jsonrpc::RequestId;
+use crate::types::Meta;
+
+/// One inbound message as middleware sees it.
+pub struct Incoming<S = ()> {
+    pub(crate) info: Arc<CallInfo<S>>,
+    /// The params the handler will decode; replace them to rewrite the message.
+    pub params: Params,
+}
+
+impl<S: Send + Sync + 'static> Incoming<S> {
+    /// The method.
+    pub fn method(&self) -> &str {
+        &self.info.method
+    }
+
+    /// The request id (`None` for a notification).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.info.id.as_ref()
+    }
+
+    /// True for a notification (its outcome is never sent).
+    pub fn is_notification(&self) -> bool {
+        self.info.id.is_none()
+    }
+
+    /// The message's `params._meta` as it arrived.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.info.meta.as_ref()
+    }
+
+    /// The era of the message.
+    pub fn era(&self) -> Era {
+        self.info.era
+    }
+
+    /// The protocol version of the message.
+    pub fn protocol_version(&self) -> &str {
+        &self.info.protocol_version
+    }
+
+    /// The session the message came from.
+    pub fn session(&self) -> &Session {
+        &self.info.session
+    }
+
+    /// The lifespan state.
+    pub fn state(&self) -> &S {
+        self.info.server.state()
+    }
+}
+
+/// The rest of the chain after the current middleware.
+pub struct Next<S = ()> {
+    pub(crate) index: usize,
+    pub(crate) _state: std::marker::PhantomData<fn() -> S>,
+}
+
+impl<S: Send + Sync + 'static> Next<S> {
+    /// Passes the message on: to the next middleware, or to the engine and the handler table.
+    /// The outcome is the result the client will receive (for a 2026 request, already stamped
+    /// with `resultType` and the serverInfo `_meta`).
+    pub fn run(self, msg: Incoming<S>) -> BoxFuture<Result<Value, McpError>> {
+        let chain = msg.info.server.middleware();
+        match chain.get(self.index).cloned() {
+            Some(mw) => mw.call(
+                msg,
+                Next {
+                    index: self.index + 1,
+                    _state: std::marker::PhantomData,
+                },
+            ),
+            None => Box::pin(dispatch::innermost(msg)),
+        }
+    }
+}
+
+/// A middleware. Closures `Fn(Incoming<S>, Next<S>) -> impl Future<Output = Result<Value>>`
+/// implement it.
+///
+/// ```
+/// use mcp_core::lowlevel::Server;
+///
+/// let mut server = Server::new("audited");
+/// server.middleware(|msg, next| async move {
+///     eprintln!("-> {}", msg.method());
+///     next.run(msg).await
+/// });
+/// ```
+pub trait Middleware<S>: Send + Sync + 'static {
+    /// Handles one message.
+    fn call(&self, msg: Incoming<S>, next: Next<S>) -> BoxFuture<Result<Value, McpError>>;
+}
+
+impl<S, F, Fut> Middleware<S> for F
+where
+    S: Send + Sync + 'static,
+    F: Fn(Incoming<S>, Next<S>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, McpError>> + Send + 'static,
+{
+    fn call(&self, msg: Incoming<S>, next: Next<S>) -> BoxFuture<Result<Value, McpError>> {
+        Box::pin(self(msg, next))
+    }
+}

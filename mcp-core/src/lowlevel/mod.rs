@@ -1,0 +1,26 @@
+//! The low-level server: a raw table from method name to handler, every handler
+//! `async (ctx, params) -> result`, nothing derived and nothing validated.
+//!
+//! The high-level server is built on this table; everything it does, a hand-written handler
+//! can do too.
+
+mod cache;
+mod capabilities;
+mod context;
+mod handler;
+mod lifespan;
+mod middleware;
+mod params;
+mod server;
+mod session;
+mod slots;
+
+pub use cache::{CacheHint, CacheScope, CACHEABLE_METHODS};
+pub(crate) use context::CallInfo;
+pub use context::{NotificationContext, RequestContext};
+pub use handler::BoxFuture;
+pub use middleware::{Incoming, Middleware, Next};
+pub use params::Params;
+pub use server::{Server, ServerOptions, RESERVED_INITIALIZE};
+pub(crate) use server::SessionHook;
+pub use session::Session;

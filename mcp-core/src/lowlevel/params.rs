@@ -1,0 +1,105 @@
+//! [`Params`]: a request's `params`, kept as raw JSON until someone needs a typed view.
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::error::McpError;
+use crate::types::Meta;
+
+/// The `params` of an inbound message. Raw text until decoded; middleware may replace it.
+#[derive(Debug, Default)]
+pub struct Params {
+    repr: Repr,
+}
+
+#[derive(Debug, Default)]
+enum Repr {
+    #[default]
+    Absent,
+    Raw(Box<RawValue>),
+    Value(Value),
+}
+
+impl Params {
+    pub(crate) fn from_raw(raw: Option<Box<RawValue>>) -> Self {
+        Self {
+            repr: raw.map_or(Repr::Absent, Repr::Raw),
+        }
+    }
+
+    /// Params given as a JSON value (`Value::Null` means absent).
+    pub fn from_value(value: Value) -> Self {
+        match value {
+            Value::Null => Self::default(),
+            v => Self {
+                repr: Repr::Value(v),
+            },
+        }
+    }
+
+    /// True when the message had no `params`.
+    pub fn is_absent(&self) -> bool {
+        matches!(self.repr, Repr::Absent)
+    }
+
+    /// Decodes the params into `T`. Absent params decode as `{}`. A mismatch is `-32602` with a
+    /// short reason.
+    ///
+    /// ```
+    /// use mcp_core::lowlevel::Params;
+    /// #[derive(serde::Deserialize)]
+    /// struct P { full: bool }
+    ///
+    /// let p = Params::from_value(serde_json::json!({"full": "yes"}));
+    /// let err = p.decode::<P>().unwrap_err();
+    /// assert_eq!(err.code(), -32602);
+    /// assert_eq!(err.message(), "Invalid params: invalid type: string \"yes\", expected a boolean");
+    /// ```
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, McpError> {
+        let result = match &self.repr {
+            Repr::Absent => serde_json::from_str("{}"),
+            Repr::Raw(raw) => serde_json::from_str(raw.get()),
+            Repr::Value(v) => T::deserialize(v).map_err(Into::into),
+        };
+        result.map_err(|e| invalid_params(&e))
+    }
+
+    /// The params as a JSON value (`Value::Null` when absent).
+    pub fn to_value(&self) -> Value {
+        match &self.repr {
+            Repr::Absent => Value::Null,
+            Repr::Raw(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+            Repr::Value(v) => v.clone(),
+        }
+    }
+
+    /// Replaces the params (what a rewriting middleware does).
+    pub fn set(&mut self, value: Value) {
+        *self = Self::from_value(value);
+    }
+
+    /// Reads `params._meta` without decoding the rest.
+    pub fn meta(&self) -> Option<Meta> {
+        #[derive(serde::Deserialize)]
+        struct Peek {
+            #[serde(rename = "_meta", default)]
+            meta: Option<Meta>,
+        }
+        match &self.repr {
+            Repr::Absent => None,
+            Repr::Raw(raw) => serde_json::from_str::<Peek>(raw.get()).ok()?.meta,
+            Repr::Value(v) => v.get("_meta")?.as_object().cloned(),
+        }
+    }
+}
+
+/// `-32602 Invalid params: <serde's reason without the line/column suffix>`.
+fn invalid_params(e: &serde_json::Error) -> McpError {
+    let text = e.to_string();
+    let reason = match text.find(" at line ") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    McpError::invalid_params(format!("Invalid params: {reason}"))
+}

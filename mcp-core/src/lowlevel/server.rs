@@ -1,0 +1,339 @@
+//! [`Server`]: the handler table, keyed by method string, plus its configuration.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::cache::CacheHint;
+use super::context::{NotificationContext, RequestContext};
+use super::handler::{erase_notification, erase_request, ErasedNotification, ErasedRequest};
+use super::lifespan::Lifespan;
+use super::middleware::Middleware;
+use super::session::Session;
+use crate::error::McpError;
+use crate::types::*;
+
+/// A hook run when a session connects or closes.
+pub(crate) type SessionHook = Arc<dyn Fn(Session) + Send + Sync>;
+
+/// The message of the error returned when a handler for `initialize` is registered.
+pub const RESERVED_INITIALIZE: &str = "'initialize' is handled by the server runner and cannot be overridden; use Server::middleware to observe or wrap initialization";
+
+/// Limits and switches of the engine. Every default is named here.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Requests one connection may have running at once; when reached, the engine stops
+    /// reading from that connection until one finishes (backpressure). Default 64.
+    pub max_in_flight: usize,
+    /// Largest message accepted, in bytes; a longer stdio line is answered `-32600` and skipped.
+    /// Default 4 MiB.
+    pub max_message_bytes: usize,
+    /// Surface the real text of internal failures (and panics) on the wire instead of
+    /// `Internal server error`. For tests only. Default false.
+    pub surface_internal_errors: bool,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            max_in_flight: 64,
+            max_message_bytes: 4 * 1024 * 1024,
+            surface_internal_errors: false,
+        }
+    }
+}
+
+/// Which list-changed notifications the server promises (shown in its capabilities).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ListChanged {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+}
+
+/// The low-level MCP server: a raw table from method name to handler. Nothing is derived from
+/// types and nothing is validated beyond decoding `params` into the handler's type.
+///
+/// `S` is the state the lifespan produces (`()` without one).
+///
+/// ```
+/// use mcp_core::lowlevel::{RequestContext, Server};
+/// use mcp_core::types::*;
+/// use serde_json::json;
+///
+/// async fn list_tools(_: RequestContext, _: PaginatedRequestParams) -> mcp_core::Result<ListToolsResult> {
+///     Ok(ListToolsResult {
+///         tools: vec![Tool::new("echo", "Echo the text back.", json!({"type": "object"}))],
+///         ..Default::default()
+///     })
+/// }
+///
+/// async fn call_tool(_: RequestContext, p: CallToolRequestParams) -> mcp_core::Result<CallToolResult> {
+///     Ok(CallToolResult::text(format!("{:?}", p.arguments)))
+/// }
+///
+/// let mut server = Server::new("echo");
+/// server.on_list_tools(list_tools).on_call_tool(call_tool);
+/// assert_eq!(
+///     serde_json::to_value(server.capabilities()).unwrap(),
+///     json!({"tools": {"listChanged": false}})
+/// );
+/// ```
+pub struct Server<S = ()> {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) requests: HashMap<String, ErasedRequest<S>>,
+    pub(crate) notifications: HashMap<String, ErasedNotification<S>>,
+    pub(crate) middleware: Vec<Arc<dyn Middleware<S>>>,
+    pub(crate) lifespan: Lifespan<S>,
+    pub(crate) on_connect: Vec<SessionHook>,
+    pub(crate) on_close: Vec<SessionHook>,
+    pub(crate) cache_hints: HashMap<String, CacheHint>,
+    pub(crate) list_changed: ListChanged,
+    pub(crate) extra_capabilities: ServerCapabilities,
+    pub(crate) options: ServerOptions,
+}
+
+impl<S> Clone for Server<S> {
+    fn clone(&self) -> Self {
+        Self {
+            info: self.info.clone(),
+            instructions: self.instructions.clone(),
+            requests: self.requests.clone(),
+            notifications: self.notifications.clone(),
+            middleware: self.middleware.clone(),
+            lifespan: self.lifespan.clone(),
+            on_connect: self.on_connect.clone(),
+            on_close: self.on_close.clone(),
+            cache_hints: self.cache_hints.clone(),
+            list_changed: self.list_changed,
+            extra_capabilities: self.extra_capabilities.clone(),
+            options: self.options.clone(),
+        }
+    }
+}
+
+impl Server<()> {
+    /// A server named `name` with no lifespan state.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self::with_lifespan(name, || async { Ok(()) })
+    }
+}
+
+impl<S: Send + Sync + 'static> Server<S> {
+    /// A server whose handlers see the state `enter` produces. `enter` runs once when serving
+    /// starts; the state is dropped (and [`on_lifespan_exit`](Self::on_lifespan_exit) runs)
+    /// once when serving stops.
+    ///
+    /// ```
+    /// use mcp_core::lowlevel::Server;
+    /// struct Catalog { books: Vec<String> }
+    ///
+    /// let server = Server::with_lifespan("Bookshop", || async {
+    ///     Ok(Catalog { books: vec!["Dune".into()] })
+    /// });
+    /// ```
+    pub fn with_lifespan<F, Fut>(name: impl Into<String>, enter: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<S, McpError>> + Send + 'static,
+    {
+        let mut server = Self {
+            info: Implementation::new(name, ""),
+            instructions: None,
+            requests: HashMap::new(),
+            notifications: HashMap::new(),
+            middleware: Vec::new(),
+            lifespan: Lifespan::new(enter),
+            on_connect: Vec::new(),
+            on_close: Vec::new(),
+            cache_hints: HashMap::new(),
+            list_changed: ListChanged::default(),
+            extra_capabilities: ServerCapabilities::default(),
+            options: ServerOptions::default(),
+        };
+        server.install_builtins();
+        server
+    }
+
+    fn install_builtins(&mut self) {
+        self.on_ping(|_, _: RequestParams| async { Ok(EmptyResult::default()) });
+        self.on_discover(|ctx, _: RequestParams| async move {
+            Ok(DiscoverResult {
+                supported_versions: crate::era::MODERN_VERSIONS
+                    .iter()
+                    .map(|v| (*v).to_owned())
+                    .collect(),
+                capabilities: ctx.server_capabilities().clone(),
+                instructions: ctx.instructions().map(str::to_owned),
+                meta: None,
+            })
+        });
+    }
+
+    /// Sets the version reported in `serverInfo` (empty string when unset).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// Sets the display title reported in `serverInfo`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Sets the instructions sent in `initialize` and `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Replaces the engine's limits and switches.
+    pub fn options(mut self, options: ServerOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Runs `exit` once with the lifespan state when serving stops.
+    pub fn on_lifespan_exit<F, Fut>(&mut self, exit: F) -> &mut Self
+    where
+        F: Fn(Arc<S>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.lifespan.exit = Some(Arc::new(move |s| Box::pin(exit(s))));
+        self
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// Mutable access to the server's identity (title, icons, website).
+    pub fn info_mut(&mut self) -> &mut Implementation {
+        &mut self.info
+    }
+
+    /// The engine options.
+    pub fn server_options(&self) -> &ServerOptions {
+        &self.options
+    }
+
+    /// Mutable access to the engine options.
+    pub fn options_mut(&mut self) -> &mut ServerOptions {
+        &mut self.options
+    }
+
+    /// Registers (or replaces) the handler of request `method`. `params` are decoded into `P`
+    /// before the handler runs (`-32602` with a short reason when they do not fit); absent
+    /// params decode as `{}`. The result is serialized as the JSON-RPC result.
+    ///
+    /// `initialize` is reserved and refused with [`RESERVED_INITIALIZE`].
+    pub fn add_request_handler<P, R, F, Fut>(
+        &mut self,
+        method: impl Into<String>,
+        handler: F,
+    ) -> Result<&mut Self, McpError>
+    where
+        P: DeserializeOwned + Send + 'static,
+        R: Serialize + Send + 'static,
+        F: Fn(RequestContext<S>, P) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, McpError>> + Send + 'static,
+    {
+        let method = method.into();
+        if method == "initialize" {
+            return Err(McpError::invalid_request(RESERVED_INITIALIZE));
+        }
+        self.requests.insert(method, erase_request(handler));
+        Ok(self)
+    }
+
+    /// Registers (or replaces) the handler of notification `method`. It runs for every session,
+    /// including sessions that connect later, and its context names the session the
+    /// notification came from. Errors are logged (notifications are never answered).
+    pub fn add_notification_handler<P, F, Fut>(
+        &mut self,
+        method: impl Into<String>,
+        handler: F,
+    ) -> &mut Self
+    where
+        P: DeserializeOwned + Send + 'static,
+        F: Fn(NotificationContext<S>, P) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), McpError>> + Send + 'static,
+    {
+        self.notifications
+            .insert(method.into(), erase_notification(handler));
+        self
+    }
+
+    /// Removes the handler of request `method` (a later call answers `-32601`).
+    pub fn remove_request_handler(&mut self, method: &str) -> &mut Self {
+        self.requests.remove(method);
+        self
+    }
+
+    /// True when request `method` has a handler.
+    pub fn has_request_handler(&self, method: &str) -> bool {
+        self.requests.contains_key(method)
+    }
+
+    /// Appends a middleware; the first appended is the outermost.
+    pub fn middleware(&mut self, middleware: impl Middleware<S>) -> &mut Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Runs `hook` with each session when it connects (2025: once `initialize` is answered;
+    /// 2026: before its first request is handled).
+    pub fn on_connect(&mut self, hook: impl Fn(Session) + Send + Sync + 'static) -> &mut Self {
+        self.on_connect.push(Arc::new(hook));
+        self
+    }
+
+    /// Runs `hook` with each session when it closes (after its in-flight requests finished).
+    pub fn on_close(&mut self, hook: impl Fn(Session) + Send + Sync + 'static) -> &mut Self {
+        self.on_close.push(Arc::new(hook));
+        self
+    }
+
+    /// Sets the cache hint stamped on 2026 results of `method` (one of `server/discover`,
+    /// `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`,
+    /// `resources/read`). Default: [`CacheHint::default`] (`ttlMs: 0`, `cacheScope: "private"`).
+    pub fn cache_hint(&mut self, method: impl Into<String>, hint: CacheHint) -> &mut Self {
+        self.cache_hints.insert(method.into(), hint);
+        self
+    }
+
+    /// Declares that the server sends `notifications/tools/list_changed`.
+    pub fn tools_list_changed(&mut self, on: bool) -> &mut Self {
+        self.list_changed.tools = on;
+        self
+    }
+
+    /// Declares that the server sends `notifications/prompts/list_changed`.
+    pub fn prompts_list_changed(&mut self, on: bool) -> &mut Self {
+        self.list_changed.prompts = on;
+        self
+    }
+
+    /// Declares that the server sends `notifications/resources/list_changed`.
+    pub fn resources_list_changed(&mut self, on: bool) -> &mut Self {
+        self.list_changed.resources = on;
+        self
+    }
+
+    /// Adds capabilities that no handler implies (`experimental`, `extensions`).
+    pub fn extra_capabilities(&mut self, capabilities: ServerCapabilities) -> &mut Self {
+        self.extra_capabilities = capabilities;
+        self
+    }
+
+    /// The capabilities this server advertises, derived from its handler table.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        super::capabilities::derive(self)
+    }
+}

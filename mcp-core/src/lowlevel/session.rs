@@ -1,0 +1,273 @@
+//! [`Session`]: one client's conversation with the server.
+//!
+//! What a session is depends on the era:
+//! - **2025-11-25**: the handshake's scope. On stdio and in-memory it is the connection, from
+//!   `initialize` until the pipe closes; over HTTP (the HTTP issue) it is what `Mcp-Session-Id`
+//!   names. Its client info, capabilities and log level are fixed by `initialize` and
+//!   `logging/setLevel`.
+//! - **2026-07-28**: the protocol has no sessions. This SDK still gives every message a session
+//!   so hooks have one shape: on stdio and in-memory it is the connection (the first 2026 request
+//!   opens it), over HTTP every POST is its own one-request session. Its client info and
+//!   capabilities are those of the request that opened it; each request's own `_meta` is on the
+//!   [`RequestContext`](crate::lowlevel::RequestContext).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::era::Era;
+use crate::error::McpError;
+use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::types::{ClientCapabilities, Implementation, LoggingLevel};
+
+/// A handle to one session; cheap to clone, compared by identity.
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<SessionInner>,
+}
+
+struct SessionInner {
+    id: Arc<str>,
+    outbound: mpsc::Sender<String>,
+    state: Mutex<SessionState>,
+    closed: AtomicBool,
+    connected: AtomicBool,
+    next_request_id: AtomicI64,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, ErrorObject>>>>,
+}
+
+#[derive(Default)]
+struct SessionState {
+    era: Option<Era>,
+    protocol_version: Option<Arc<str>>,
+    client_info: Option<Arc<Implementation>>,
+    client_capabilities: Arc<ClientCapabilities>,
+    log_level: Option<LoggingLevel>,
+    initialized: bool,
+    initialized_notified: bool,
+}
+
+static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.inner.id)
+            .field("era", &self.era())
+            .finish()
+    }
+}
+
+impl PartialEq for Session {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Session {}
+
+impl Session {
+    pub(crate) fn new(kind: &str, outbound: mpsc::Sender<String>) -> Self {
+        let n = NEXT_SESSION.fetch_add(1, Ordering::Relaxed);
+        Self::with_id(format!("{kind}-{n}").into(), outbound)
+    }
+
+    pub(crate) fn with_id(id: Arc<str>, outbound: mpsc::Sender<String>) -> Self {
+        Self {
+            inner: Arc::new(SessionInner {
+                id,
+                outbound,
+                state: Mutex::new(SessionState::default()),
+                closed: AtomicBool::new(false),
+                connected: AtomicBool::new(false),
+                next_request_id: AtomicI64::new(1),
+                pending: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, SessionState> {
+        // A poisoned lock only means a panic happened while holding it; the state is plain data.
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The session id (`stdio-3`, `memory-7`, or the HTTP `Mcp-Session-Id`).
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// The era the session opened in (`None` until its first era-defining message).
+    pub fn era(&self) -> Option<Era> {
+        self.state().era
+    }
+
+    /// The protocol version negotiated by `initialize`, or of the request that opened the session.
+    pub fn protocol_version(&self) -> Option<Arc<str>> {
+        self.state().protocol_version.clone()
+    }
+
+    /// Who the client says it is.
+    pub fn client_info(&self) -> Option<Arc<Implementation>> {
+        self.state().client_info.clone()
+    }
+
+    /// What the client declared it can do.
+    pub fn client_capabilities(&self) -> Arc<ClientCapabilities> {
+        self.state().client_capabilities.clone()
+    }
+
+    /// The level set by `logging/setLevel` (2025).
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.state().log_level
+    }
+
+    /// True once `initialize` was answered (2025).
+    pub fn is_initialized(&self) -> bool {
+        self.state().initialized
+    }
+
+    /// True once the connection has closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn open(
+        &self,
+        era: Era,
+        version: Arc<str>,
+        client_info: Option<Arc<Implementation>>,
+        client_capabilities: Arc<ClientCapabilities>,
+    ) -> bool {
+        let mut st = self.state();
+        let first = st.era.is_none();
+        if first || era == Era::Legacy {
+            st.era = Some(era);
+            st.protocol_version = Some(version);
+            st.client_info = client_info;
+            st.client_capabilities = client_capabilities;
+        }
+        if era == Era::Legacy {
+            st.initialized = true;
+        }
+        first
+    }
+
+    /// Marks the session connected; true the first time only (its `on_connect` hooks run then).
+    pub(crate) fn begin(&self) -> bool {
+        !self.inner.connected.swap(true, Ordering::AcqRel)
+    }
+
+    /// True once the session's `on_connect` hooks ran.
+    pub(crate) fn was_connected(&self) -> bool {
+        self.inner.connected.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        self.state().log_level = Some(level);
+    }
+
+    pub(crate) fn mark_initialized_notified(&self) {
+        self.state().initialized_notified = true;
+    }
+
+    /// True once the client sent `notifications/initialized` (2025).
+    pub fn client_ready(&self) -> bool {
+        self.state().initialized_notified
+    }
+
+    pub(crate) fn mark_closed(&self) {
+        self.inner.closed.store(true, Ordering::Release);
+        let pending = std::mem::take(
+            &mut *self
+                .inner
+                .pending
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
+        drop(pending);
+    }
+
+    pub(crate) fn outbound(&self) -> &mpsc::Sender<String> {
+        &self.inner.outbound
+    }
+
+    /// Sends a notification to this session's client (list changes, resource updates).
+    ///
+    /// On the 2026 wire a server sends notifications only on a request's own stream; use the
+    /// request's [`RequestContext`](crate::lowlevel::RequestContext) there.
+    pub async fn notify<P: Serialize>(&self, method: &str, params: P) -> Result<(), McpError> {
+        let params = serde_json::to_value(params)?;
+        let line = jsonrpc::encode_notification(method, Some(&params));
+        self.inner
+            .outbound
+            .send(line)
+            .await
+            .map_err(|_| McpError::internal("the session is closed"))
+    }
+
+    /// Sends a request to the client and waits for its answer (2025 server-to-client requests:
+    /// `roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`).
+    pub async fn request<P: Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: P,
+    ) -> Result<R, McpError> {
+        let id = RequestId::String(
+            format!(
+                "s-{}",
+                self.inner.next_request_id.fetch_add(1, Ordering::Relaxed)
+            )
+            .into(),
+        );
+        let params = serde_json::to_value(params)?;
+        let (tx, rx) = oneshot::channel();
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), tx);
+        let line = jsonrpc::encode_request(&id, method, Some(&params));
+        if self.inner.outbound.send(line).await.is_err() {
+            self.forget(&id);
+            return Err(McpError::internal("the session is closed"));
+        }
+        match rx.await {
+            Ok(Ok(raw)) => Ok(serde_json::from_str(raw.get())?),
+            Ok(Err(e)) => Err(McpError::from_wire(e)),
+            Err(_) => Err(McpError::internal("the session closed before the client answered")),
+        }
+    }
+
+    fn forget(&self, id: &RequestId) {
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
+    /// Routes a client's response to the request that waits for it; false if none waits.
+    pub(crate) fn resolve(
+        &self,
+        id: &RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    ) -> bool {
+        let waiter = self
+            .inner
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+        match waiter {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! [`IntoServer`]: what every serving entry point accepts, so the low-level server and the
+//! high-level one are served by the same functions.
+
+use crate::lowlevel::Server;
+
+/// Anything that can be served: the low-level [`Server`] itself, or a higher-level server built
+/// on one.
+pub trait IntoServer {
+    /// The lifespan state of the server.
+    type State: Send + Sync + 'static;
+
+    /// The handler table to serve.
+    fn into_server(self) -> Server<Self::State>;
+}
+
+impl<S: Send + Sync + 'static> IntoServer for Server<S> {
+    type State = S;
+
+    fn into_server(self) -> Server<S> {
+        self
+    }
+}
+
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Serves this server on stdin/stdout until stdin closes.
+    pub async fn serve_stdio(self) -> crate::Result<()> {
+        crate::transport::serve_stdio(self).await
+    }
+}

@@ -1,0 +1,83 @@
+//! Argument completion: `completion/complete`.
+
+use serde::{Deserialize, Serialize};
+
+use super::Meta;
+
+/// What is being completed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum CompletionReference {
+    /// An argument of a prompt.
+    #[serde(rename = "ref/prompt")]
+    Prompt {
+        /// The prompt's name.
+        name: String,
+        /// Display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+    },
+    /// A variable of a resource template.
+    #[serde(rename = "ref/resource")]
+    Resource {
+        /// The URI or URI template.
+        uri: String,
+    },
+}
+
+/// The argument being completed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompletionArgument {
+    /// Its name.
+    pub name: String,
+    /// What the user typed so far.
+    pub value: String,
+}
+
+/// Already-resolved arguments.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompletionContext {
+    /// Values by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// Params of `completion/complete`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompleteRequestParams {
+    /// What is being completed.
+    #[serde(rename = "ref")]
+    pub reference: CompletionReference,
+    /// The argument.
+    pub argument: CompletionArgument,
+    /// Context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<CompletionContext>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The completion values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    /// At most 100 values.
+    pub values: Vec<String>,
+    /// Total number of matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// More values exist than were sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_more: Option<bool>,
+}
+
+/// The result of `completion/complete`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompleteResult {
+    /// The values.
+    pub completion: Completion,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}

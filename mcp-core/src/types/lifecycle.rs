@@ -1,0 +1,56 @@
+//! `initialize` (2025) and `server/discover` (2026).
+
+use serde::{Deserialize, Serialize};
+
+use super::{ClientCapabilities, Implementation, Meta, ServerCapabilities};
+
+/// Params of `initialize`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeRequestParams {
+    /// The version the client wants.
+    pub protocol_version: String,
+    /// What the client can do.
+    #[serde(default)]
+    pub capabilities: ClientCapabilities,
+    /// Who the client is.
+    #[serde(default)]
+    pub client_info: Implementation,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The result of `initialize`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    /// The negotiated version.
+    pub protocol_version: String,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// Who the server is.
+    pub server_info: Implementation,
+    /// How to use the server (for the model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The result of `server/discover` (the engine adds `ttlMs`, `cacheScope` and serverInfo).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// Protocol versions served in the stateless (per-request `_meta`) form.
+    pub supported_versions: Vec<String>,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// How to use the server (for the model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}

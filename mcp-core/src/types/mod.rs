@@ -1,0 +1,37 @@
+//! The protocol model: serde types for the messages of 2025-11-25 and 2026-07-28.
+//!
+//! Types are era-neutral: a field that exists in only one revision is optional, and the engine
+//! adds the 2026 result envelope (`resultType`, cache hints, the serverInfo `_meta`) itself.
+//! Every `_meta` is kept as an open JSON object ([`Meta`]) so unknown keys survive a round trip.
+
+mod capabilities;
+mod common;
+mod completion;
+mod content;
+mod elicitation;
+mod lifecycle;
+mod logging;
+mod mrtr;
+mod notifications;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod subscriptions;
+mod tools;
+
+pub use capabilities::*;
+pub use common::*;
+pub use completion::*;
+pub use content::*;
+pub use elicitation::*;
+pub use lifecycle::*;
+pub use logging::*;
+pub use mrtr::*;
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use roots::*;
+pub use sampling::*;
+pub use subscriptions::*;
+pub use tools::*;

@@ -1,0 +1,82 @@
+//! 2026 multi-round-trip input: `InputRequiredResult`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Meta;
+
+/// One question for the client: `{method, params}` of `elicitation/create`,
+/// `sampling/createMessage` or `roots/list` (not a JSON-RPC message: no `id`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputRequest {
+    /// The method.
+    pub method: String,
+    /// Its params.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+/// A result that pauses a `tools/call`, `prompts/get` or `resources/read` until the client
+/// answers (`resultType: "input_required"`, set by this type's serialization).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputRequiredResult {
+    /// Always `"input_required"`.
+    #[serde(default = "input_required")]
+    pub result_type: String,
+    /// Questions keyed by a server-chosen name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<serde_json::Map<String, Value>>,
+    /// Opaque state the client echoes on its retry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+fn input_required() -> String {
+    "input_required".to_owned()
+}
+
+impl InputRequiredResult {
+    /// An empty `input_required` result (add requests or state before returning it).
+    pub fn new() -> Self {
+        Self {
+            result_type: input_required(),
+            ..Self::default()
+        }
+    }
+}
+
+/// What `tools/call`, `resources/read` and `prompts/get` handlers may return: the complete
+/// result, or an [`InputRequiredResult`] that asks the client for input first (2026).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Outcome<T> {
+    /// The finished result.
+    Complete(T),
+    /// A request for input; the client retries with the answers.
+    InputRequired(InputRequiredResult),
+}
+
+macro_rules! outcome_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Outcome<$t> {
+            fn from(value: $t) -> Self {
+                Self::Complete(value)
+            }
+        }
+        impl From<InputRequiredResult> for Outcome<$t> {
+            fn from(value: InputRequiredResult) -> Self {
+                Self::InputRequired(value)
+            }
+        }
+    )*};
+}
+
+outcome_from!(
+    super::CallToolResult,
+    super::ReadResourceResult,
+    super::GetPromptResult
+);

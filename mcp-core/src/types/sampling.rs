@@ -1,0 +1,73 @@
+//! Sampling: the server asks the client's model (`sampling/createMessage`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{JsonObject, Meta, Role, Tool};
+
+/// A message in a sampling conversation. `content` is one block or an array of blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplingMessage {
+    /// Speaker.
+    pub role: Role,
+    /// A content block (`text`, `image`, `audio`, `tool_use`, `tool_result`) or an array of them.
+    pub content: Value,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Params of `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageRequestParams {
+    /// The conversation.
+    pub messages: Vec<SamplingMessage>,
+    /// Model preferences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_preferences: Option<JsonObject>,
+    /// System prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// `"none"`, `"thisServer"`, `"allServers"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_context: Option<String>,
+    /// Temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Upper bound of generated tokens.
+    pub max_tokens: u64,
+    /// Stop sequences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_sequences: Option<Vec<String>>,
+    /// Provider metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+    /// Tools the model may use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<Tool>>,
+    /// Tool choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<JsonObject>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The client's answer to `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageResult {
+    /// Speaker (normally assistant).
+    pub role: Role,
+    /// The generated content.
+    pub content: Value,
+    /// The model that answered.
+    pub model: String,
+    /// Why generation stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}

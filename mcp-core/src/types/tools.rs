@@ -1,0 +1,193 @@
+//! Tools: definitions, `tools/list`, `tools/call`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{ContentBlock, Icon, JsonObject, Meta};
+
+/// A tool the model can call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// Unique name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does (the model reads this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments (root `type: object`), sent exactly as given.
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// 2025-11-25 only: task support.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<JsonObject>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl Tool {
+    /// A tool with this name, description and input schema (which must be a JSON object;
+    /// anything else is replaced by `{"type":"object"}`).
+    ///
+    /// ```
+    /// use mcp_core::types::Tool;
+    /// use serde_json::json;
+    ///
+    /// let tool = Tool::new("echo", "Echo the text back.", json!({
+    ///     "type": "object",
+    ///     "properties": {"text": {"type": "string"}},
+    ///     "required": ["text"]
+    /// }));
+    /// assert_eq!(tool.input_schema["required"], json!(["text"]));
+    /// ```
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        let input_schema = match input_schema {
+            Value::Object(map) => map,
+            _ => {
+                let mut map = JsonObject::new();
+                map.insert("type".into(), Value::String("object".into()));
+                map
+            }
+        };
+        Self {
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the output schema (a non-object value is ignored).
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        if let Value::Object(map) = schema {
+            self.output_schema = Some(map);
+        }
+        self
+    }
+}
+
+/// Hints about a tool's behaviour. Clients must not trust them from untrusted servers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Does not modify its environment (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// May destroy data (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call has no further effect (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// Talks to the outside world (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// The result of `tools/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// The tools of this page.
+    pub tools: Vec<Tool>,
+    /// Cursor of the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Params of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolRequestParams {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments (not validated by the low-level server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+    /// 2025-11-25 task augmentation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<JsonObject>,
+    /// 2026-07-28: answers to an earlier `input_required` result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<JsonObject>,
+    /// 2026-07-28: the state echoed from an earlier `input_required` result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// What the model reads.
+    pub content: Vec<ContentBlock>,
+    /// The same answer as typed data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// The call failed in a way the model should read (always serialized).
+    #[serde(default)]
+    pub is_error: bool,
+    /// Data for the client application.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl CallToolResult {
+    /// A successful result with these content blocks.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        Self {
+            content,
+            ..Self::default()
+        }
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(vec![ContentBlock::text(text)])
+    }
+
+    /// A tool error the model can read (`isError: true`).
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            is_error: true,
+            ..Self::text(text)
+        }
+    }
+
+    /// Sets `structuredContent`.
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
