@@ -1,1 +1,49 @@
-//! placeholder
+//! # mcp: a Rust SDK for the Model Context Protocol
+//!
+//! Two layers over one engine:
+//!
+//! - the **low-level** [`lowlevel::Server`]: a raw table from method name to handler, every
+//!   handler `async (ctx, params) -> Result<R, McpError>`, nothing derived and nothing validated;
+//! - the **high-level** macro layer (`#[tool]`, `#[resource]`, `#[prompt]`), built on that table.
+//!
+//! Both protocol eras are served by the same server: 2025-11-25 (the `initialize` handshake)
+//! and 2026-07-28 (stateless, per-request `_meta`), over stdio and in memory.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use mcp::prelude::*;
+//! use serde_json::json;
+//!
+//! let mut server = Server::new("hello").version("1.0.0");
+//! server
+//!     .on_list_tools(|_, _| async {
+//!         Ok(ListToolsResult {
+//!             tools: vec![Tool::new("hello", "Say hello.", json!({"type": "object"}))],
+//!             ..Default::default()
+//!         })
+//!     })
+//!     .on_call_tool(|_, _| async { Ok(CallToolResult::text("Hello!")) });
+//!
+//! let client = Client::connect(server).await.unwrap();
+//! let result = client.call_tool("hello", json!({})).await.unwrap();
+//! assert_eq!(result.content[0].as_text(), Some("Hello!"));
+//! client.close().await;
+//! # });
+//! ```
+#![warn(missing_docs)]
+
+pub use mcp_core::*;
+/// The procedural macros (`#[tool]`, `#[resource]`, `#[prompt]`).
+pub use mcp_macros as macros;
+
+/// The names most programs need.
+pub mod prelude {
+    pub use mcp_core::client::Client;
+    pub use mcp_core::era::Era;
+    pub use mcp_core::lowlevel::{
+        CacheHint, Incoming, Next, NotificationContext, RequestContext, Server, Session,
+    };
+    pub use mcp_core::transport::serve_stdio;
+    pub use mcp_core::types::*;
+    pub use mcp_core::{IntoServer, McpError, Result};
+}

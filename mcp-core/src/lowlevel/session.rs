@@ -194,10 +194,6 @@ impl Session {
         drop(pending);
     }
 
-    pub(crate) fn outbound(&self) -> &mpsc::Sender<String> {
-        &self.inner.outbound
-    }
-
     /// Sends a notification to this session's client (list changes, resource updates).
     ///
     /// On the 2026 wire a server sends notifications only on a request's own stream; use the

@@ -1,0 +1,127 @@
+//! One method per spec request.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::Client;
+use crate::error::McpError;
+use crate::types::*;
+
+impl Client {
+    /// `server/discover` (2026).
+    pub async fn discover(&self) -> Result<DiscoverResult, McpError> {
+        self.request_typed("server/discover", json!({})).await
+    }
+
+    /// `ping` (2025).
+    pub async fn ping(&self) -> Result<EmptyResult, McpError> {
+        self.request_typed("ping", json!({})).await
+    }
+
+    /// `tools/list`, first page.
+    pub async fn list_tools(&self) -> Result<ListToolsResult, McpError> {
+        self.list_tools_page(None).await
+    }
+
+    /// `tools/list` from `cursor`.
+    pub async fn list_tools_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
+        self.request_typed("tools/list", page(cursor)).await
+    }
+
+    /// `tools/call` with `arguments` (a JSON object).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, McpError> {
+        self.request_typed("tools/call", json!({ "name": name, "arguments": arguments }))
+            .await
+    }
+
+    /// `resources/list`, first page.
+    pub async fn list_resources(&self) -> Result<ListResourcesResult, McpError> {
+        self.list_resources_page(None).await
+    }
+
+    /// `resources/list` from `cursor`.
+    pub async fn list_resources_page(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourcesResult, McpError> {
+        self.request_typed("resources/list", page(cursor)).await
+    }
+
+    /// `resources/templates/list`, first page.
+    pub async fn list_resource_templates(&self) -> Result<ListResourceTemplatesResult, McpError> {
+        self.request_typed("resources/templates/list", page(None))
+            .await
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        self.request_typed("resources/read", json!({ "uri": uri }))
+            .await
+    }
+
+    /// `resources/subscribe` (2025).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<EmptyResult, McpError> {
+        self.request_typed("resources/subscribe", json!({ "uri": uri }))
+            .await
+    }
+
+    /// `resources/unsubscribe` (2025).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<EmptyResult, McpError> {
+        self.request_typed("resources/unsubscribe", json!({ "uri": uri }))
+            .await
+    }
+
+    /// `prompts/list`, first page.
+    pub async fn list_prompts(&self) -> Result<ListPromptsResult, McpError> {
+        self.request_typed("prompts/list", page(None)).await
+    }
+
+    /// `prompts/get` with string arguments.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, McpError> {
+        self.request_typed("prompts/get", json!({ "name": name, "arguments": arguments }))
+            .await
+    }
+
+    /// `completion/complete` for argument `name` whose current text is `value`.
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        name: &str,
+        value: &str,
+    ) -> Result<CompleteResult, McpError> {
+        let params = json!({
+            "ref": reference,
+            "argument": { "name": name, "value": value },
+        });
+        self.request_typed("completion/complete", params).await
+    }
+
+    /// `logging/setLevel` (2025).
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<EmptyResult, McpError> {
+        self.request_typed("logging/setLevel", json!({ "level": level }))
+            .await
+    }
+
+    /// `subscriptions/listen` (2026): resolves when the server ends the stream; the stream's
+    /// notifications arrive through [`next_notification`](Self::next_notification), tagged
+    /// with the subscription id.
+    pub async fn listen(
+        &self,
+        filter: SubscriptionFilter,
+    ) -> Result<SubscriptionsListenResult, McpError> {
+        self.request_typed("subscriptions/listen", json!({ "notifications": filter }))
+            .await
+    }
+}
+
+fn page(cursor: Option<&str>) -> Value {
+    match cursor {
+        Some(c) => json!({ "cursor": c }),
+        None => json!({}),
+    }
+}
