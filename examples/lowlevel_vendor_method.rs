@@ -25,7 +25,9 @@ pub struct ReindexResult {
     pub indexed: u32,
 }
 
-async fn reindex(_ctx: RequestContext, _params: ReindexParams) -> Result<ReindexResult> {
+async fn reindex(_ctx: RequestContext, params: ReindexParams) -> Result<ReindexResult> {
+    let _rebuild_everything = params.full;
+    let _trace = params.meta;
     Ok(ReindexResult { indexed: 3 })
 }
 

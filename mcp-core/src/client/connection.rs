@@ -86,7 +86,7 @@ impl Client {
         });
         let pending: Pending = Arc::default();
         let (note_tx, note_rx) = mpsc::channel(NOTIFICATION_BUFFER);
-        let reader = tokio::spawn(read_loop(read_half, pending.clone(), note_tx, out.clone()));
+        let reader = tokio::spawn(read_loop(read_half, pending.clone(), note_tx, out.downgrade()));
         let mut client = Self {
             config,
             out,
@@ -239,7 +239,7 @@ async fn read_loop(
     read_half: ReadHalf<DuplexStream>,
     pending: Pending,
     notes: mpsc::Sender<ServerNotification>,
-    out: mpsc::Sender<String>,
+    out: mpsc::WeakSender<String>,
 ) {
     let mut lines = LineReader::new(read_half, usize::MAX);
     while let Ok(Some(frame)) = lines.next().await {
@@ -267,7 +267,10 @@ async fn read_loop(
                         &McpError::method_not_found(&method).to_wire(false),
                     ),
                 };
-                let _ = out.send(line).await;
+                // A weak handle: the client's own sender going away is what closes the pipe.
+                if let Some(out) = out.upgrade() {
+                    let _ = out.send(line).await;
+                }
             }
             Err(e) => tracing::warn!(error = %e.error, "client received an undecodable message"),
         }
