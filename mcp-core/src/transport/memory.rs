@@ -117,6 +117,11 @@ impl RawConnection {
         serde_json::from_str(&self.recv().await?).ok()
     }
 
+    /// Closes the client's sending side (the server sees end of input) but keeps reading.
+    pub async fn finish_sending(&mut self) -> std::io::Result<()> {
+        self.writer.shutdown().await
+    }
+
     /// Closes the client's end and waits until the server has finished and stopped.
     pub async fn close(mut self) {
         let _ = self.writer.shutdown().await;

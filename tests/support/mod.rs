@@ -1,0 +1,51 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use mcp::transport::RawConnection;
+use serde_json::{json, Value};
+
+/// The 2026 envelope every stateless request carries.
+pub fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test-client", "version": "0.0.1"}
+    })
+}
+
+/// A request line.
+pub fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A 2026 request line: `params` plus the envelope.
+pub fn modern(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = modern_meta();
+    request(id, method, params)
+}
+
+/// Runs the 2025 handshake on a raw connection and returns the initialize result.
+pub async fn handshake(conn: &mut RawConnection, version: &str) -> Value {
+    conn.send_json(&request(
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": version,
+            "capabilities": {"roots": {"listChanged": true}},
+            "clientInfo": {"name": "legacy-client", "version": "9.9.9"}
+        }),
+    ))
+    .await
+    .unwrap();
+    let answer = conn.recv_json().await.expect("initialize answered");
+    conn.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await
+        .unwrap();
+    answer
+}
+
+/// Sends `line` and returns the next message the server writes.
+pub async fn roundtrip(conn: &mut RawConnection, line: &Value) -> Value {
+    conn.send_json(line).await.unwrap();
+    conn.recv_json().await.expect("an answer")
+}
