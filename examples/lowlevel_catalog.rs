@@ -13,9 +13,18 @@ struct Product {
 }
 
 const CATALOG: &[Product] = &[
-    Product { name: "Espresso cup", price: 12 },
-    Product { name: "Travel mug", price: 24 },
-    Product { name: "Mug rack", price: 36 },
+    Product {
+        name: "Espresso cup",
+        price: 12,
+    },
+    Product {
+        name: "Travel mug",
+        price: 24,
+    },
+    Product {
+        name: "Mug rack",
+        price: 36,
+    },
 ];
 
 fn search(query: &str) -> String {
@@ -48,9 +57,15 @@ async fn list_tools(_: RequestContext, _: PaginatedRequestParams) -> Result<List
 
 /// The first version: trusts its arguments. `{ "query": 42 }` fails inside the handler and the
 /// client sees a protocol error, not a tool result.
-async fn call_unchecked(_: RequestContext, params: CallToolRequestParams) -> Result<CallToolResult> {
+async fn call_unchecked(
+    _: RequestContext,
+    params: CallToolRequestParams,
+) -> Result<CallToolResult> {
     if params.name != "search" {
-        return Ok(CallToolResult::error(format!("Unknown tool: {}", params.name)));
+        return Ok(CallToolResult::error(format!(
+            "Unknown tool: {}",
+            params.name
+        )));
     }
     let args = params.arguments.unwrap_or_default();
     let query: String = serde_json::from_value(args.get("query").cloned().unwrap_or(Value::Null))?;
@@ -69,7 +84,10 @@ fn validate(arguments: &serde_json::Map<String, Value>) -> std::result::Result<&
 /// The second version: validates before touching the arguments.
 async fn call_checked(_: RequestContext, params: CallToolRequestParams) -> Result<CallToolResult> {
     if params.name != "search" {
-        return Ok(CallToolResult::error(format!("Unknown tool: {}", params.name)));
+        return Ok(CallToolResult::error(format!(
+            "Unknown tool: {}",
+            params.name
+        )));
     }
     let args = params.arguments.unwrap_or_default();
     match validate(&args) {
@@ -81,7 +99,9 @@ async fn call_checked(_: RequestContext, params: CallToolRequestParams) -> Resul
 /// The catalog server without validation (the seed's first `tools/call`).
 pub fn unchecked_server() -> Server {
     let mut server = Server::new("catalog").version("1.0.0");
-    server.on_list_tools(list_tools).on_call_tool(call_unchecked);
+    server
+        .on_list_tools(list_tools)
+        .on_call_tool(call_unchecked);
     server
 }
 

@@ -22,7 +22,10 @@ impl Catalog {
     }
 }
 
-async fn call_tool(ctx: RequestContext<Catalog>, params: CallToolRequestParams) -> Result<CallToolResult> {
+async fn call_tool(
+    ctx: RequestContext<Catalog>,
+    params: CallToolRequestParams,
+) -> Result<CallToolResult> {
     let args = params.arguments.unwrap_or_default();
     let query = args
         .get("query")
@@ -40,7 +43,11 @@ async fn call_tool(ctx: RequestContext<Catalog>, params: CallToolRequestParams) 
 pub fn server() -> Server<Catalog> {
     let mut server = Server::with_lifespan("Bookshop", || async {
         Ok(Catalog {
-            books: vec!["Dune".into(), "Dune Messiah".into(), "Children of Dune".into()],
+            books: vec![
+                "Dune".into(),
+                "Dune Messiah".into(),
+                "Children of Dune".into(),
+            ],
         })
     });
     server

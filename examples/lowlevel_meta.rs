@@ -12,7 +12,10 @@ async fn call_tool(_ctx: RequestContext, params: CallToolRequestParams) -> Resul
         .and_then(|q| q.as_str())
         .ok_or_else(|| McpError::internal("missing argument `query`"))?;
     let mut meta = Map::new();
-    meta.insert("bookshop/record_ids".into(), json!(["bk_17", "bk_42", "bk_99"]));
+    meta.insert(
+        "bookshop/record_ids".into(),
+        json!(["bk_17", "bk_42", "bk_99"]),
+    );
     Ok(
         CallToolResult::text(format!("Found 3 books matching '{query}'."))
             .with_structured(json!({"matches": 3, "query": query}))

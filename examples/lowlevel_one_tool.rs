@@ -18,7 +18,10 @@ fn search_books_tool() -> Tool {
     )
 }
 
-async fn list_tools(_ctx: RequestContext, _params: PaginatedRequestParams) -> Result<ListToolsResult> {
+async fn list_tools(
+    _ctx: RequestContext,
+    _params: PaginatedRequestParams,
+) -> Result<ListToolsResult> {
     Ok(ListToolsResult {
         tools: vec![search_books_tool()],
         ..Default::default()
@@ -34,7 +37,8 @@ struct SearchArgs {
 async fn call_tool(_ctx: RequestContext, params: CallToolRequestParams) -> Result<CallToolResult> {
     // Nothing validated these arguments: a missing `limit` fails here, and the client sees
     // `-32603 Internal server error`.
-    let args: SearchArgs = serde_json::from_value(Value::Object(params.arguments.unwrap_or_default()))?;
+    let args: SearchArgs =
+        serde_json::from_value(Value::Object(params.arguments.unwrap_or_default()))?;
     Ok(CallToolResult::text(format!(
         "Found 3 books matching '{}' (showing up to {}).",
         args.query, args.limit

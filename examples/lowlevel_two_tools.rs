@@ -51,7 +51,10 @@ async fn call_tool(_ctx: RequestContext, params: CallToolRequestParams) -> Resul
     let text = match params.name.as_str() {
         "search_books" => {
             let a: SearchArgs = serde_json::from_value(args)?;
-            format!("Found 3 books matching '{}' (showing up to {}).", a.query, a.limit)
+            format!(
+                "Found 3 books matching '{}' (showing up to {}).",
+                a.query, a.limit
+            )
         }
         "add_book" => {
             let a: AddArgs = serde_json::from_value(args)?;

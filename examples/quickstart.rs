@@ -36,7 +36,11 @@ async fn main() -> Result<()> {
 
     let client = Client::connect(server).await?;
     for tool in client.list_tools().await?.tools {
-        println!("tool: {} - {}", tool.name, tool.description.unwrap_or_default());
+        println!(
+            "tool: {} - {}",
+            tool.name,
+            tool.description.unwrap_or_default()
+        );
     }
     let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
     println!("add(2, 3) = {}", result.content[0].as_text().unwrap_or("?"));

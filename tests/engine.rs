@@ -27,7 +27,10 @@ fn tools_server() -> Server {
         .on_call_tool(|_, p| async move {
             match p.name.as_str() {
                 "panic" => panic!("boom"),
-                _ => Ok(CallToolResult::text(format!("{}", Value::Object(p.arguments.unwrap_or_default())))),
+                _ => Ok(CallToolResult::text(format!(
+                    "{}",
+                    Value::Object(p.arguments.unwrap_or_default())
+                ))),
             }
         });
     server
@@ -45,16 +48,44 @@ async fn malformed_input_gets_the_right_code_and_id() {
         (b"not json at all", -32700, Value::Null),
         (b"\xff\xfe{}", -32700, Value::Null),
         (b"[]", -32600, Value::Null),
-        (b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", -32600, Value::Null),
+        (
+            b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+            -32600,
+            Value::Null,
+        ),
         (b"42", -32600, Value::Null),
-        (b"{\"jsonrpc\":\"1.0\",\"id\":5,\"method\":\"ping\"}", -32600, json!(5)),
+        (
+            b"{\"jsonrpc\":\"1.0\",\"id\":5,\"method\":\"ping\"}",
+            -32600,
+            json!(5),
+        ),
         (b"{\"id\":6,\"method\":\"ping\"}", -32600, json!(6)),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", -32600, Value::Null),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", -32600, Value::Null),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", -32600, Value::Null),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":7}", -32600, json!("x")),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
+            -32600,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}",
+            -32600,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
+            -32600,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":7}",
+            -32600,
+            json!("x"),
+        ),
         (b"{\"jsonrpc\":\"2.0\",\"id\":8}", -32600, json!(8)),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":[1]}", -32602, json!(9)),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":[1]}",
+            -32602,
+            json!(9),
+        ),
     ];
     for (bytes, code, id) in cases {
         conn.send_bytes(bytes).await.unwrap();
@@ -76,9 +107,16 @@ async fn unknown_methods_and_bad_params_are_refused_in_both_eras() {
     let answer = roundtrip(&mut conn, &modern(1, "nope/nothing", json!({}))).await;
     assert_eq!(answer["error"]["code"], -32601);
     assert_eq!(answer["error"]["message"], "Method not found: nope/nothing");
-    let answer = roundtrip(&mut conn, &modern(2, "tools/call", json!({"arguments": {}}))).await;
+    let answer = roundtrip(
+        &mut conn,
+        &modern(2, "tools/call", json!({"arguments": {}})),
+    )
+    .await;
     assert_eq!(answer["error"]["code"], -32602);
-    assert_eq!(answer["error"]["message"], "Invalid params: missing field `name`");
+    assert_eq!(
+        answer["error"]["message"],
+        "Invalid params: missing field `name`"
+    );
     assert_eq!(answer["id"], 2);
 
     handshake(&mut conn, "2025-11-25").await;
@@ -100,7 +138,10 @@ async fn notifications_are_never_answered() {
         conn.send_json(&line).await.unwrap();
     }
     let answer = roundtrip(&mut conn, &modern(7, "tools/list", json!({}))).await;
-    assert_eq!(answer["id"], 7, "the first line written answers the request");
+    assert_eq!(
+        answer["id"], 7,
+        "the first line written answers the request"
+    );
     conn.close().await;
 }
 
@@ -109,9 +150,30 @@ async fn modern_envelope_is_validated_in_the_spec_order() {
     let mut conn = open(tools_server()).await;
     let cases = [
         (request(1, "tools/list", json!({})), -32602),
-        (request(2, "tools/list", json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}})), -32602),
-        (request(3, "tools/list", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})), -32602),
-        (request(4, "tools/list", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0"}})), -32602),
+        (
+            request(
+                2,
+                "tools/list",
+                json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+            ),
+            -32602,
+        ),
+        (
+            request(
+                3,
+                "tools/list",
+                json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            ),
+            -32602,
+        ),
+        (
+            request(
+                4,
+                "tools/list",
+                json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0"}}),
+            ),
+            -32602,
+        ),
     ];
     for (line, code) in cases {
         let answer = roundtrip(&mut conn, &line).await;
@@ -120,14 +182,21 @@ async fn modern_envelope_is_validated_in_the_spec_order() {
     }
     let answer = roundtrip(
         &mut conn,
-        &request(5, "tools/list", json!({"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "v999.0.0",
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }})),
+        &request(
+            5,
+            "tools/list",
+            json!({"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "v999.0.0",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }}),
+        ),
     )
     .await;
     assert_eq!(answer["error"]["code"], -32022);
-    assert_eq!(answer["error"]["data"], json!({"supported": ["2026-07-28"], "requested": "v999.0.0"}));
+    assert_eq!(
+        answer["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "v999.0.0"})
+    );
 
     let mut no_info = modern(6, "tools/list", json!({}));
     no_info["params"]["_meta"]
@@ -135,24 +204,43 @@ async fn modern_envelope_is_validated_in_the_spec_order() {
         .unwrap()
         .remove("io.modelcontextprotocol/clientInfo");
     let answer = roundtrip(&mut conn, &no_info).await;
-    assert_eq!(answer["result"]["resultType"], "complete", "clientInfo is optional");
+    assert_eq!(
+        answer["result"]["resultType"], "complete",
+        "clientInfo is optional"
+    );
     conn.close().await;
 }
 
 #[tokio::test]
 async fn methods_removed_in_2026_are_not_found_there() {
     let mut conn = open(tools_server()).await;
-    for (i, method) in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]
-        .iter()
-        .enumerate()
+    for (i, method) in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ]
+    .iter()
+    .enumerate()
     {
-        let answer = roundtrip(&mut conn, &modern(i as i64, method, json!({"level": "info", "uri": "x://y"}))).await;
+        let answer = roundtrip(
+            &mut conn,
+            &modern(i as i64, method, json!({"level": "info", "uri": "x://y"})),
+        )
+        .await;
         assert_eq!(answer["error"]["code"], -32601, "{method}");
     }
     handshake(&mut conn, "2025-11-25").await;
-    for (i, method) in ["server/discover", "subscriptions/listen"].iter().enumerate() {
+    for (i, method) in ["server/discover", "subscriptions/listen"]
+        .iter()
+        .enumerate()
+    {
         let answer = roundtrip(&mut conn, &request(10 + i as i64, method, json!({}))).await;
-        assert_eq!(answer["error"]["code"], -32601, "{method} in a 2025 session");
+        assert_eq!(
+            answer["error"]["code"], -32601,
+            "{method} in a 2025 session"
+        );
     }
     let answer = roundtrip(&mut conn, &request(20, "ping", json!({}))).await;
     assert_eq!(answer["result"], json!({}), "ping is exactly {{}} on 2025");
@@ -172,8 +260,14 @@ async fn initialize_negotiates_the_version_and_refuses_a_second_handshake() {
         let mut conn = open(tools_server()).await;
         let init = handshake(&mut conn, asked).await;
         assert_eq!(init["result"]["protocolVersion"], answered, "asked {asked}");
-        assert_eq!(init["result"]["serverInfo"], json!({"name": "engine-test", "version": "0.1.0"}));
-        assert!(init["result"].get("resultType").is_none(), "2025 results are unstamped");
+        assert_eq!(
+            init["result"]["serverInfo"],
+            json!({"name": "engine-test", "version": "0.1.0"})
+        );
+        assert!(
+            init["result"].get("resultType").is_none(),
+            "2025 results are unstamped"
+        );
         let again = roundtrip(&mut conn, &request(1, "initialize", init["result"].clone())).await;
         assert_eq!(again["error"]["code"], -32600);
         conn.close().await;
@@ -186,7 +280,11 @@ async fn a_request_before_initialize_without_meta_is_refused() {
     let answer = roundtrip(&mut conn, &request(1, "tools/list", json!({}))).await;
     assert_eq!(answer["error"]["code"], -32602);
     let answer = roundtrip(&mut conn, &request(2, "ping", Value::Null)).await;
-    assert_eq!(answer["result"], json!({}), "ping is allowed before initialize");
+    assert_eq!(
+        answer["result"],
+        json!({}),
+        "ping is allowed before initialize"
+    );
     conn.close().await;
 }
 
@@ -208,7 +306,10 @@ async fn modern_results_are_stamped_and_cache_hints_are_configurable() {
     assert_eq!(answer["result"]["ttlMs"], 0, "default ttl");
     assert_eq!(answer["result"]["cacheScope"], "private", "default scope");
     let answer = roundtrip(&mut conn, &modern(3, "tools/call", json!({"name": "echo"}))).await;
-    assert!(answer["result"].get("ttlMs").is_none(), "tools/call is not cacheable");
+    assert!(
+        answer["result"].get("ttlMs").is_none(),
+        "tools/call is not cacheable"
+    );
     assert_eq!(answer["result"]["resultType"], "complete");
     conn.close().await;
 }
@@ -231,11 +332,18 @@ async fn requests_run_concurrently_and_answers_go_out_as_they_finish() {
         }
     });
     let mut conn = open(server).await;
-    conn.send_json(&modern(1, "tools/call", json!({"name": "slow"}))).await.unwrap();
-    conn.send_json(&modern(2, "tools/call", json!({"name": "fast"}))).await.unwrap();
+    conn.send_json(&modern(1, "tools/call", json!({"name": "slow"})))
+        .await
+        .unwrap();
+    conn.send_json(&modern(2, "tools/call", json!({"name": "fast"})))
+        .await
+        .unwrap();
     let first = conn.recv_json().await.unwrap();
     let second = conn.recv_json().await.unwrap();
-    assert_eq!((first["id"].clone(), second["id"].clone()), (json!(2), json!(1)));
+    assert_eq!(
+        (first["id"].clone(), second["id"].clone()),
+        (json!(2), json!(1))
+    );
     conn.close().await;
 }
 
@@ -258,10 +366,16 @@ async fn in_flight_requests_are_bounded_and_reading_stops_at_the_bound() {
     });
     let mut conn = open(server).await;
     for id in 1..=5 {
-        conn.send_json(&modern(id, "tools/call", json!({"name": "t"}))).await.unwrap();
+        conn.send_json(&modern(id, "tools/call", json!({"name": "t"})))
+            .await
+            .unwrap();
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(started.load(Ordering::SeqCst), 2, "only two handlers may run");
+    assert_eq!(
+        started.load(Ordering::SeqCst),
+        2,
+        "only two handlers may run"
+    );
     release.add_permits(5);
     let mut ids = Vec::new();
     for _ in 0..5 {
@@ -303,29 +417,52 @@ async fn cancelled_notification_aborts_the_handler_and_suppresses_the_answer() {
         };
         conn.send_json(&call).await.unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
-        conn.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": 9, "reason": "user pressed stop"}}))
-            .await
-            .unwrap();
-        let ping = if legacy { request(10, "ping", json!({})) } else { modern(10, "tools/list", json!({})) };
+        conn.send_json(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 9, "reason": "user pressed stop"}}),
+        )
+        .await
+        .unwrap();
+        let ping = if legacy {
+            request(10, "ping", json!({}))
+        } else {
+            modern(10, "tools/list", json!({}))
+        };
         let answer = roundtrip(&mut conn, &ping).await;
         assert_eq!(answer["id"], 10, "the cancelled request is never answered");
         conn.close().await;
     }
-    assert_eq!(dropped.load(Ordering::SeqCst), 2, "both handlers were dropped");
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        2,
+        "both handlers were dropped"
+    );
 }
 
 #[tokio::test]
 async fn a_panic_is_an_internal_error_and_the_server_keeps_serving() {
     let mut conn = open(tools_server()).await;
-    let answer = roundtrip(&mut conn, &modern(1, "tools/call", json!({"name": "panic"}))).await;
-    assert_eq!(answer["error"], json!({"code": -32603, "message": "Internal server error"}));
+    let answer = roundtrip(
+        &mut conn,
+        &modern(1, "tools/call", json!({"name": "panic"})),
+    )
+    .await;
+    assert_eq!(
+        answer["error"],
+        json!({"code": -32603, "message": "Internal server error"})
+    );
     let answer = roundtrip(&mut conn, &modern(2, "tools/call", json!({"name": "echo"}))).await;
     assert_eq!(answer["result"]["content"][0]["text"], "{}");
     conn.close().await;
 
-    let mut conn = RawConnection::open_with(tools_server(), true).await.unwrap();
-    let answer = roundtrip(&mut conn, &modern(1, "tools/call", json!({"name": "panic"}))).await;
+    let mut conn = RawConnection::open_with(tools_server(), true)
+        .await
+        .unwrap();
+    let answer = roundtrip(
+        &mut conn,
+        &modern(1, "tools/call", json!({"name": "panic"})),
+    )
+    .await;
     assert_eq!(answer["error"]["message"], "handler panicked: boom");
     conn.close().await;
 }
@@ -343,9 +480,14 @@ async fn duplicate_ids_in_flight_and_oversized_lines_are_refused() {
         Ok(CallToolResult::text("ok"))
     });
     let mut conn = open(server).await;
-    conn.send_json(&modern(1, "tools/call", json!({"name": "wait"}))).await.unwrap();
+    conn.send_json(&modern(1, "tools/call", json!({"name": "wait"})))
+        .await
+        .unwrap();
     let dup = roundtrip(&mut conn, &modern(1, "tools/call", json!({"name": "now"}))).await;
-    assert_eq!((dup["id"].clone(), dup["error"]["code"].clone()), (json!(1), json!(-32600)));
+    assert_eq!(
+        (dup["id"].clone(), dup["error"]["code"].clone()),
+        (json!(1), json!(-32600))
+    );
     let first = conn.recv_json().await.unwrap();
     assert_eq!(first["result"]["content"][0]["text"], "ok");
 
@@ -366,11 +508,16 @@ async fn eof_lets_in_flight_requests_finish() {
         Ok(CallToolResult::text("finished"))
     });
     let mut conn = open(server).await;
-    conn.send_json(&modern(1, "tools/call", json!({"name": "x"}))).await.unwrap();
+    conn.send_json(&modern(1, "tools/call", json!({"name": "x"})))
+        .await
+        .unwrap();
     conn.finish_sending().await.unwrap();
     let answer = conn.recv_json().await.expect("answered after end of input");
     assert_eq!(answer["result"]["content"][0]["text"], "finished");
-    assert!(conn.recv().await.is_none(), "then the server closes its side");
+    assert!(
+        conn.recv().await.is_none(),
+        "then the server closes its side"
+    );
     conn.close().await;
 }
 
@@ -407,11 +554,28 @@ async fn middleware_observes_refuses_rewrites_and_answers() {
     let mut denied = request(1, "tools/list", json!({"_meta": {"x-deny": true}}));
     denied["params"]["_meta"]["x-deny"] = json!(true);
     let answer = roundtrip(&mut conn, &denied).await;
-    assert_eq!(answer["error"], json!({"code": -32001, "message": "denied by policy"}));
+    assert_eq!(
+        answer["error"],
+        json!({"code": -32001, "message": "denied by policy"})
+    );
     let answer = roundtrip(&mut conn, &request(2, "tools/list", json!({}))).await;
-    assert_eq!(answer["result"]["tools"][0]["name"], "echo", "refusal was for that message only");
-    let answer = roundtrip(&mut conn, &request(3, "tools/call", json!({"name": "echo", "arguments": {"a": 1}}))).await;
-    assert_eq!(answer["result"]["content"][0]["text"], r#"{"a":1,"injected":true}"#);
+    assert_eq!(
+        answer["result"]["tools"][0]["name"], "echo",
+        "refusal was for that message only"
+    );
+    let answer = roundtrip(
+        &mut conn,
+        &request(
+            3,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"a": 1}}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        r#"{"a":1,"injected":true}"#
+    );
     let answer = roundtrip(&mut conn, &request(4, "bookshop/health", json!({}))).await;
     assert_eq!(answer["result"], json!({"ok": true}));
     conn.close().await;
@@ -449,7 +613,8 @@ fn logging_server() -> Server {
     let mut server = Server::new("logs");
     server.enable_logging().on_call_tool(|ctx, _| async move {
         ctx.log(LoggingLevel::Debug, "debug line").await?;
-        ctx.log(LoggingLevel::Warning, json!({"disk": "low"})).await?;
+        ctx.log(LoggingLevel::Warning, json!({"disk": "low"}))
+            .await?;
         ctx.progress(1.0, Some(2.0), Some("half")).await?;
         Ok(CallToolResult::text("done"))
     });
@@ -469,7 +634,10 @@ async fn logs_and_progress_on_2026_follow_the_request_meta() {
     conn.send_json(&call).await.unwrap();
     let log = conn.recv_json().await.unwrap();
     assert_eq!(log["method"], "notifications/message");
-    assert_eq!(log["params"], json!({"level": "warning", "data": {"disk": "low"}}));
+    assert_eq!(
+        log["params"],
+        json!({"level": "warning", "data": {"disk": "low"}})
+    );
     let progress = conn.recv_json().await.unwrap();
     assert_eq!(progress["method"], "notifications/progress");
     assert_eq!(
@@ -490,17 +658,37 @@ async fn logs_on_2025_follow_set_level() {
     let mut conn = open(logging_server()).await;
     let init = handshake(&mut conn, "2025-11-25").await;
     assert_eq!(init["result"]["capabilities"]["logging"], json!({}));
-    let answer = roundtrip(&mut conn, &request(1, "logging/setLevel", json!({"level": "error"}))).await;
+    let answer = roundtrip(
+        &mut conn,
+        &request(1, "logging/setLevel", json!({"level": "error"})),
+    )
+    .await;
     assert_eq!(answer["result"], json!({}));
     let answer = roundtrip(&mut conn, &request(2, "tools/call", json!({"name": "t"}))).await;
     assert_eq!(answer["id"], 2, "nothing below error is sent");
-    roundtrip(&mut conn, &request(3, "logging/setLevel", json!({"level": "debug"}))).await;
-    conn.send_json(&request(4, "tools/call", json!({"name": "t"}))).await.unwrap();
+    roundtrip(
+        &mut conn,
+        &request(3, "logging/setLevel", json!({"level": "debug"})),
+    )
+    .await;
+    conn.send_json(&request(4, "tools/call", json!({"name": "t"})))
+        .await
+        .unwrap();
     let first = conn.recv_json().await.unwrap();
-    assert_eq!(first["params"], json!({"level": "debug", "data": "debug line"}));
-    assert_eq!(conn.recv_json().await.unwrap()["params"]["level"], "warning");
+    assert_eq!(
+        first["params"],
+        json!({"level": "debug", "data": "debug line"})
+    );
+    assert_eq!(
+        conn.recv_json().await.unwrap()["params"]["level"],
+        "warning"
+    );
     assert_eq!(conn.recv_json().await.unwrap()["id"], 4);
-    let answer = roundtrip(&mut conn, &request(5, "logging/setLevel", json!({"level": "loud"}))).await;
+    let answer = roundtrip(
+        &mut conn,
+        &request(5, "logging/setLevel", json!({"level": "loud"})),
+    )
+    .await;
     assert_eq!(answer["error"]["code"], -32602);
     conn.close().await;
 }
@@ -510,18 +698,28 @@ async fn sessions_connect_close_and_reach_notification_handlers() {
     let events = Arc::new(Mutex::new(Vec::<String>::new()));
     let connected = Arc::new(Mutex::new(Vec::<Session>::new()));
     let mut server = tools_server();
-    let (e1, e2, e3, c1) = (events.clone(), events.clone(), events.clone(), connected.clone());
+    let (e1, e2, e3, c1) = (
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        connected.clone(),
+    );
     server
         .on_connect(move |s| {
             let who = s.client_info().map(|i| i.name.clone()).unwrap_or_default();
-            e1.lock().unwrap().push(format!("connect {:?} {who}", s.era().unwrap()));
+            e1.lock()
+                .unwrap()
+                .push(format!("connect {:?} {who}", s.era().unwrap()));
             c1.lock().unwrap().push(s);
         })
         .on_close(move |s| e2.lock().unwrap().push(format!("close {}", s.id())))
         .add_notification_handler("notifications/roots/list_changed", move |ctx, _: Value| {
             let events = e3.clone();
             async move {
-                events.lock().unwrap().push(format!("roots changed in {}", ctx.session().id()));
+                events
+                    .lock()
+                    .unwrap()
+                    .push(format!("roots changed in {}", ctx.session().id()));
                 Ok(())
             }
         });
@@ -546,7 +744,10 @@ async fn sessions_connect_close_and_reach_notification_handlers() {
     let sessions = connected.lock().unwrap().clone();
     assert_eq!(sessions.len(), 2);
     assert_ne!(sessions[0], sessions[1]);
-    assert_eq!(sessions[0].protocol_version().as_deref(), Some("2025-11-25"));
+    assert_eq!(
+        sessions[0].protocol_version().as_deref(),
+        Some("2025-11-25")
+    );
     assert!(sessions[0].client_capabilities().roots.is_some());
     legacy.close().await;
     modern_conn.close().await;
@@ -585,9 +786,21 @@ async fn the_lifespan_is_entered_once_and_exited_once() {
         let r = client.call_tool("t", json!({})).await.unwrap();
         assert_eq!(r.content[0].as_text(), Some("41"));
     }
-    assert_eq!((entered.load(Ordering::SeqCst), exited.load(Ordering::SeqCst)), (1, 0));
+    assert_eq!(
+        (
+            entered.load(Ordering::SeqCst),
+            exited.load(Ordering::SeqCst)
+        ),
+        (1, 0)
+    );
     client.close().await;
-    assert_eq!((entered.load(Ordering::SeqCst), exited.load(Ordering::SeqCst)), (1, 1));
+    assert_eq!(
+        (
+            entered.load(Ordering::SeqCst),
+            exited.load(Ordering::SeqCst)
+        ),
+        (1, 1)
+    );
 }
 
 #[tokio::test]
@@ -597,13 +810,20 @@ async fn the_client_has_a_verb_for_every_method_in_both_eras() {
         .enable_logging()
         .on_list_resources(|_, _| async {
             Ok(ListResourcesResult {
-                resources: vec![Resource { uri: "books://1".into(), name: "one".into(), ..Default::default() }],
+                resources: vec![Resource {
+                    uri: "books://1".into(),
+                    name: "one".into(),
+                    ..Default::default()
+                }],
                 ..Default::default()
             })
         })
         .on_list_resource_templates(|_, _| async { Ok(ListResourceTemplatesResult::default()) })
         .on_read_resource(|_, p| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(p.uri, "Dune")], meta: None })
+            Ok(ReadResourceResult {
+                contents: vec![ResourceContents::text(p.uri, "Dune")],
+                meta: None,
+            })
         })
         .on_subscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
         .on_unsubscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
@@ -611,13 +831,19 @@ async fn the_client_has_a_verb_for_every_method_in_both_eras() {
         .on_get_prompt(|_, p| async move {
             Ok(GetPromptResult {
                 description: None,
-                messages: vec![PromptMessage { role: Role::User, content: ContentBlock::text(p.name) }],
+                messages: vec![PromptMessage {
+                    role: Role::User,
+                    content: ContentBlock::text(p.name),
+                }],
                 meta: None,
             })
         })
         .on_completion(|_, p| async move {
             Ok(CompleteResult {
-                completion: Completion { values: vec![format!("{}!", p.argument.value)], ..Default::default() },
+                completion: Completion {
+                    values: vec![format!("{}!", p.argument.value)],
+                    ..Default::default()
+                },
                 meta: None,
             })
         });
@@ -631,33 +857,63 @@ async fn the_client_has_a_verb_for_every_method_in_both_eras() {
             "tools": {"listChanged": false}
         })
     );
-    let legacy = Client::builder().legacy().connect(server.clone()).await.unwrap();
+    let legacy = Client::builder()
+        .legacy()
+        .connect(server.clone())
+        .await
+        .unwrap();
     legacy.ping().await.unwrap();
     legacy.set_logging_level(LoggingLevel::Info).await.unwrap();
     legacy.subscribe_resource("books://1").await.unwrap();
     legacy.unsubscribe_resource("books://1").await.unwrap();
-    assert!(legacy.discover().await.is_err(), "no server/discover on 2025");
+    assert!(
+        legacy.discover().await.is_err(),
+        "no server/discover on 2025"
+    );
     let modern_client = Client::connect(server).await.unwrap();
     assert!(modern_client.ping().await.is_err(), "no ping on 2026");
     for client in [&legacy, &modern_client] {
         assert_eq!(client.list_tools().await.unwrap().tools.len(), 1);
-        assert_eq!(client.list_resources().await.unwrap().resources[0].uri, "books://1");
-        assert!(client.list_resource_templates().await.unwrap().resource_templates.is_empty());
+        assert_eq!(
+            client.list_resources().await.unwrap().resources[0].uri,
+            "books://1"
+        );
+        assert!(client
+            .list_resource_templates()
+            .await
+            .unwrap()
+            .resource_templates
+            .is_empty());
         assert_eq!(
             client.read_resource("books://1").await.unwrap().contents,
             vec![ResourceContents::text("books://1", "Dune")]
         );
         assert!(client.list_prompts().await.unwrap().prompts.is_empty());
-        let prompt = client.get_prompt("greet", Default::default()).await.unwrap();
+        let prompt = client
+            .get_prompt("greet", Default::default())
+            .await
+            .unwrap();
         assert_eq!(prompt.messages[0].content.as_text(), Some("greet"));
         let done = client
-            .complete(CompletionReference::Prompt { name: "greet".into(), title: None }, "name", "Al")
+            .complete(
+                CompletionReference::Prompt {
+                    name: "greet".into(),
+                    title: None,
+                },
+                "name",
+                "Al",
+            )
             .await
             .unwrap();
         assert_eq!(done.completion.values, ["Al!"]);
     }
     assert_eq!(
-        modern_client.discover().await.unwrap().capabilities.completions,
+        modern_client
+            .discover()
+            .await
+            .unwrap()
+            .capabilities
+            .completions,
         Some(Default::default())
     );
     legacy.close().await;

@@ -21,7 +21,11 @@ use mcp::prelude::*;
 use serde_json::json;
 
 fn texts(result: &CallToolResult) -> Vec<&str> {
-    result.content.iter().filter_map(ContentBlock::as_text).collect()
+    result
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect()
 }
 
 #[tokio::test]
@@ -38,7 +42,10 @@ async fn one_tool_answers_like_the_high_level_version_in_both_eras() {
                 "Found 3 books matching 'dune' (showing up to 5)."
             )]
         );
-        assert_eq!(result.structured_content, None, "nothing is wrapped down here");
+        assert_eq!(
+            result.structured_content, None,
+            "nothing is wrapped down here"
+        );
         assert!(!result.is_error);
         client.close().await;
     }
@@ -107,13 +114,22 @@ async fn two_tools_route_on_the_name_and_an_unknown_name_is_internal() {
     assert_eq!(names, ["search_books", "add_book"]);
 
     let added = client
-        .call_tool("add_book", json!({"title": "Dune", "author": "Frank Herbert", "year": 1965}))
+        .call_tool(
+            "add_book",
+            json!({"title": "Dune", "author": "Frank Herbert", "year": 1965}),
+        )
         .await
         .unwrap();
     assert_eq!(texts(&added), ["Added 'Dune' by Frank Herbert (1965)."]);
 
-    let err = client.call_tool("delete_book", json!({})).await.unwrap_err();
-    assert_eq!((err.code(), err.message().as_ref()), (-32603, "Internal server error"));
+    let err = client
+        .call_tool("delete_book", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.code(), err.message().as_ref()),
+        (-32603, "Internal server error")
+    );
     client.close().await;
 }
 
@@ -121,7 +137,10 @@ async fn two_tools_route_on_the_name_and_an_unknown_name_is_internal() {
 async fn structured_output_carries_both_representations_and_the_identity_stamp() {
     let client = Client::connect(structured::server()).await.unwrap();
     let result = client
-        .request("tools/call", json!({"name": "search_books", "arguments": {"query": "dune", "limit": 5}}))
+        .request(
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "dune", "limit": 5}}),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -137,9 +156,16 @@ async fn structured_output_carries_both_representations_and_the_identity_stamp()
     client.close().await;
 
     // The 2025 era gets the same result without the 2026 envelope.
-    let client = Client::builder().legacy().connect(structured::server()).await.unwrap();
+    let client = Client::builder()
+        .legacy()
+        .connect(structured::server())
+        .await
+        .unwrap();
     let result = client
-        .request("tools/call", json!({"name": "search_books", "arguments": {"query": "dune", "limit": 5}}))
+        .request(
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "dune", "limit": 5}}),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -172,14 +198,24 @@ async fn meta_rides_along_for_the_application() {
         .await
         .unwrap();
     let meta = result.meta.expect("_meta is returned");
-    assert_eq!(meta["bookshop/record_ids"], json!(["bk_17", "bk_42", "bk_99"]));
-    assert_eq!(result.structured_content, Some(json!({"matches": 3, "query": "dune"})));
+    assert_eq!(
+        meta["bookshop/record_ids"],
+        json!(["bk_17", "bk_42", "bk_99"])
+    );
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"matches": 3, "query": "dune"}))
+    );
     client.close().await;
 }
 
 #[tokio::test]
 async fn capabilities_follow_the_handlers() {
-    let client = Client::builder().legacy().connect(one_tool::server()).await.unwrap();
+    let client = Client::builder()
+        .legacy()
+        .connect(one_tool::server())
+        .await
+        .unwrap();
     let init = client.initialize_result().unwrap();
     assert_eq!(
         serde_json::to_value(&init.capabilities).unwrap(),
@@ -199,12 +235,18 @@ async fn capabilities_follow_the_handlers() {
 #[tokio::test]
 async fn the_lifespan_state_is_typed_in_handlers() {
     let client = Client::connect(lifespan::server()).await.unwrap();
-    let result = client.call_tool("search_books", json!({"query": "dune"})).await.unwrap();
+    let result = client
+        .call_tool("search_books", json!({"query": "dune"}))
+        .await
+        .unwrap();
     assert_eq!(
         texts(&result),
         ["Found 3 books: Dune, Dune Messiah, Children of Dune."]
     );
-    let result = client.call_tool("search_books", json!({"query": "messiah"})).await.unwrap();
+    let result = client
+        .call_tool("search_books", json!({"query": "messiah"}))
+        .await
+        .unwrap();
     assert_eq!(texts(&result), ["Found 1 books: Dune Messiah."]);
     client.close().await;
 }
@@ -212,7 +254,10 @@ async fn the_lifespan_state_is_typed_in_handlers() {
 #[tokio::test]
 async fn a_vendor_method_gets_typed_params_validated_before_it_runs() {
     let client = Client::connect(vendor::server().unwrap()).await.unwrap();
-    let result = client.request("bookshop/reindex", json!({"full": true})).await.unwrap();
+    let result = client
+        .request("bookshop/reindex", json!({"full": true}))
+        .await
+        .unwrap();
     assert_eq!(result["indexed"], 3);
     let result = client.request("bookshop/reindex", json!({})).await.unwrap();
     assert_eq!(result["indexed"], 3, "full defaults to false");
@@ -229,8 +274,15 @@ async fn a_vendor_method_gets_typed_params_validated_before_it_runs() {
     client.close().await;
 
     // Same on the 2025 wire, where the result carries no envelope.
-    let client = Client::builder().legacy().connect(vendor::server().unwrap()).await.unwrap();
-    let result = client.request("bookshop/reindex", json!({"full": true})).await.unwrap();
+    let client = Client::builder()
+        .legacy()
+        .connect(vendor::server().unwrap())
+        .await
+        .unwrap();
+    let result = client
+        .request("bookshop/reindex", json!({"full": true}))
+        .await
+        .unwrap();
     assert_eq!(result, json!({"indexed": 3}));
     client.close().await;
 }
@@ -239,28 +291,46 @@ async fn a_vendor_method_gets_typed_params_validated_before_it_runs() {
 fn initialize_cannot_be_claimed() {
     let mut server = Server::new("Bookshop");
     let err = server
-        .add_request_handler("initialize", |_, _: RequestParams| async { Ok(EmptyResult::default()) })
+        .add_request_handler("initialize", |_, _: RequestParams| async {
+            Ok(EmptyResult::default())
+        })
         .err()
         .expect("initialize is reserved");
     assert_eq!(err.message(), RESERVED_INITIALIZE);
     assert!(err.message().contains("use Server::middleware"));
     // ping and server/discover are yours to replace.
     assert!(server
-        .add_request_handler("ping", |_, _: RequestParams| async { Ok(json!({"pong": true})) })
+        .add_request_handler("ping", |_, _: RequestParams| async {
+            Ok(json!({"pong": true}))
+        })
         .is_ok());
     assert!(server
-        .add_request_handler("server/discover", |_, _: RequestParams| async { Ok(json!({})) })
+        .add_request_handler("server/discover", |_, _: RequestParams| async {
+            Ok(json!({}))
+        })
         .is_ok());
 }
 
 #[tokio::test]
 async fn catalog_unchecked_crashes_into_a_protocol_error() {
     let client = Client::connect(catalog::unchecked_server()).await.unwrap();
-    let hits = client.call_tool("search", json!({"query": "mug"})).await.unwrap();
-    assert_eq!(hits.content, vec![ContentBlock::text("Travel mug\nMug rack")]);
+    let hits = client
+        .call_tool("search", json!({"query": "mug"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.content,
+        vec![ContentBlock::text("Travel mug\nMug rack")]
+    );
 
-    let err = client.call_tool("search", json!({"query": 42})).await.unwrap_err();
-    assert_eq!((err.code(), err.message().as_ref()), (-32603, "Internal server error"));
+    let err = client
+        .call_tool("search", json!({"query": 42}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.code(), err.message().as_ref()),
+        (-32603, "Internal server error")
+    );
     client.close().await;
 }
 
@@ -272,11 +342,20 @@ async fn catalog_checked_returns_tool_errors_the_model_can_read() {
         listed.tools[0].input_schema["properties"]["query"]["description"],
         "Substring to match against product names"
     );
-    let hits = client.call_tool("search", json!({"query": "mug"})).await.unwrap();
-    assert_eq!(hits.content, vec![ContentBlock::text("Travel mug\nMug rack")]);
+    let hits = client
+        .call_tool("search", json!({"query": "mug"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.content,
+        vec![ContentBlock::text("Travel mug\nMug rack")]
+    );
     assert!(!hits.is_error);
 
-    let bad = client.call_tool("search", json!({"query": 42})).await.unwrap();
+    let bad = client
+        .call_tool("search", json!({"query": 42}))
+        .await
+        .unwrap();
     assert!(bad.is_error);
     assert_eq!(texts(&bad), ["query must be string"]);
 

@@ -22,17 +22,24 @@ impl Schema {
     fn load(revision: &str) -> Option<Self> {
         let dir = std::env::var_os("MCP_SCHEMA_DIR")
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-schema"));
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-schema")
+            });
         let path = dir.join(revision).join("schema.json");
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) => {
-                eprintln!("SKIPPED: no MCP schema at {} ({e}); set MCP_SCHEMA_DIR", path.display());
+                eprintln!(
+                    "SKIPPED: no MCP schema at {} ({e}); set MCP_SCHEMA_DIR",
+                    path.display()
+                );
                 return None;
             }
         };
         let schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");
-        Some(Self { defs: schema["$defs"].clone() })
+        Some(Self {
+            defs: schema["$defs"].clone(),
+        })
     }
 
     fn check(&self, def: &str, instance: &Value) {
@@ -47,14 +54,19 @@ impl Schema {
             .iter_errors(instance)
             .map(|e| format!("{e} at {}", e.instance_path()))
             .collect();
-        assert!(errors.is_empty(), "{instance} is not a valid {def}: {errors:#?}");
+        assert!(
+            errors.is_empty(),
+            "{instance} is not a valid {def}: {errors:#?}"
+        );
     }
 }
 
 /// A server with a handler for every method, which logs, reports progress, publishes list
 /// changes and (on 2025) asks the client for roots, a sample and a form.
 fn full_server() -> Server {
-    let mut server = Server::new("schema-check").version("1.2.3").instructions("Use it well.");
+    let mut server = Server::new("schema-check")
+        .version("1.2.3")
+        .instructions("Use it well.");
     server
         .enable_logging()
         .tools_list_changed(true)
@@ -212,7 +224,12 @@ fn check_notification(schema: &Schema, note: &Value) {
 }
 
 /// Sends `line`, validates every notification before the answer, then the answer itself.
-async fn exchange(schema: &Schema, conn: &mut RawConnection, line: Value, result_def: &str) -> (Vec<Value>, Value) {
+async fn exchange(
+    schema: &Schema,
+    conn: &mut RawConnection,
+    line: Value,
+    result_def: &str,
+) -> (Vec<Value>, Value) {
     conn.send_json(&line).await.unwrap();
     let mut notes = Vec::new();
     loop {
@@ -229,18 +246,40 @@ async fn exchange(schema: &Schema, conn: &mut RawConnection, line: Value, result
 
 const RESULTS: &[(&str, &str, &str)] = &[
     ("tools/list", "{}", "ListToolsResult"),
-    ("tools/call", r#"{"name":"t","arguments":{"q":"x"}}"#, "CallToolResult"),
+    (
+        "tools/call",
+        r#"{"name":"t","arguments":{"q":"x"}}"#,
+        "CallToolResult",
+    ),
     ("resources/list", "{}", "ListResourcesResult"),
-    ("resources/templates/list", "{}", "ListResourceTemplatesResult"),
-    ("resources/read", r#"{"uri":"books://1"}"#, "ReadResourceResult"),
+    (
+        "resources/templates/list",
+        "{}",
+        "ListResourceTemplatesResult",
+    ),
+    (
+        "resources/read",
+        r#"{"uri":"books://1"}"#,
+        "ReadResourceResult",
+    ),
     ("prompts/list", "{}", "ListPromptsResult"),
-    ("prompts/get", r#"{"name":"greet","arguments":{"who":"me"}}"#, "GetPromptResult"),
-    ("completion/complete", r#"{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"m"}}"#, "CompleteResult"),
+    (
+        "prompts/get",
+        r#"{"name":"greet","arguments":{"who":"me"}}"#,
+        "GetPromptResult",
+    ),
+    (
+        "completion/complete",
+        r#"{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"m"}}"#,
+        "CompleteResult",
+    ),
 ];
 
 #[tokio::test]
 async fn every_2025_message_validates_against_the_2025_11_25_schema() {
-    let Some(schema) = Schema::load("2025-11-25") else { return };
+    let Some(schema) = Schema::load("2025-11-25") else {
+        return;
+    };
     let mut conn = RawConnection::open(full_server()).await.unwrap();
     let init = handshake(&mut conn, "2025-11-25").await;
     check_response(&schema, &init, "InitializeResult");
@@ -252,7 +291,10 @@ async fn every_2025_message_validates_against_the_2025_11_25_schema() {
         params["_meta"] = json!({"progressToken": 7});
         let (notes, answer) = exchange(&schema, &mut conn, request(id, method, params), def).await;
         assert!(answer.get("result").is_some(), "{method}: {answer}");
-        assert!(answer["result"].get("resultType").is_none(), "{method} unstamped on 2025");
+        assert!(
+            answer["result"].get("resultType").is_none(),
+            "{method} unstamped on 2025"
+        );
         if *method == "tools/call" {
             assert_eq!(notes.len(), 2, "a log line and a progress report");
         }
@@ -264,22 +306,48 @@ async fn every_2025_message_validates_against_the_2025_11_25_schema() {
         ("resources/subscribe", json!({"uri": "books://1"})),
         ("resources/unsubscribe", json!({"uri": "books://1"})),
     ] {
-        let (_, answer) = exchange(&schema, &mut conn, request(id, method, params), "EmptyResult").await;
+        let (_, answer) = exchange(
+            &schema,
+            &mut conn,
+            request(id, method, params),
+            "EmptyResult",
+        )
+        .await;
         assert_eq!(answer["result"], json!({}), "{method} answers exactly {{}}");
         id += 1;
     }
 
     // Server-to-client notifications outside any request.
-    let (notes, _) = exchange(&schema, &mut conn, request(id, "tools/call", json!({"name": "announce"})), "CallToolResult").await;
+    let (notes, _) = exchange(
+        &schema,
+        &mut conn,
+        request(id, "tools/call", json!({"name": "announce"})),
+        "CallToolResult",
+    )
+    .await;
     assert_eq!(notes.len(), 4);
     id += 1;
 
     // Server-to-client requests, answered by the test.
-    conn.send_json(&request(id, "tools/call", json!({"name": "ask"}))).await.unwrap();
+    conn.send_json(&request(id, "tools/call", json!({"name": "ask"})))
+        .await
+        .unwrap();
     let answers = [
-        ("roots/list", "ListRootsRequest", json!({"roots": [{"uri": "file:///tmp", "name": "tmp"}]})),
-        ("sampling/createMessage", "CreateMessageRequest", json!({"role": "assistant", "content": {"type": "text", "text": "yo"}, "model": "m1"})),
-        ("elicitation/create", "ElicitRequest", json!({"action": "accept", "content": {"name": "Ann"}})),
+        (
+            "roots/list",
+            "ListRootsRequest",
+            json!({"roots": [{"uri": "file:///tmp", "name": "tmp"}]}),
+        ),
+        (
+            "sampling/createMessage",
+            "CreateMessageRequest",
+            json!({"role": "assistant", "content": {"type": "text", "text": "yo"}, "model": "m1"}),
+        ),
+        (
+            "elicitation/create",
+            "ElicitRequest",
+            json!({"action": "accept", "content": {"name": "Ann"}}),
+        ),
         ("ping", "PingRequest", json!({})),
     ];
     for (method, def, reply) in answers {
@@ -287,7 +355,9 @@ async fn every_2025_message_validates_against_the_2025_11_25_schema() {
         assert_eq!(req["method"], method);
         schema.check("JSONRPCRequest", &req);
         schema.check(def, &req);
-        conn.send_json(&json!({"jsonrpc": "2.0", "id": req["id"], "result": reply})).await.unwrap();
+        conn.send_json(&json!({"jsonrpc": "2.0", "id": req["id"], "result": reply}))
+            .await
+            .unwrap();
     }
     let done = conn.recv_json().await.unwrap();
     check_response(&schema, &done, "CallToolResult");
@@ -310,10 +380,21 @@ async fn every_2025_message_validates_against_the_2025_11_25_schema() {
 
 #[tokio::test]
 async fn every_2026_message_validates_against_the_2026_07_28_schema() {
-    let Some(schema) = Schema::load("2026-07-28") else { return };
+    let Some(schema) = Schema::load("2026-07-28") else {
+        return;
+    };
     let mut conn = RawConnection::open(full_server()).await.unwrap();
-    let (_, discover) = exchange(&schema, &mut conn, modern(1, "server/discover", json!({})), "DiscoverResult").await;
-    assert_eq!(discover["result"]["supportedVersions"], json!(["2026-07-28"]));
+    let (_, discover) = exchange(
+        &schema,
+        &mut conn,
+        modern(1, "server/discover", json!({})),
+        "DiscoverResult",
+    )
+    .await;
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
 
     let mut id = 2;
     for (method, params, def) in RESULTS {
@@ -328,9 +409,18 @@ async fn every_2026_message_validates_against_the_2026_07_28_schema() {
         id += 1;
     }
 
-    let (_, paused) = exchange(&schema, &mut conn, modern(id, "tools/call", json!({"name": "pause"})), "InputRequiredResult").await;
+    let (_, paused) = exchange(
+        &schema,
+        &mut conn,
+        modern(id, "tools/call", json!({"name": "pause"})),
+        "InputRequiredResult",
+    )
+    .await;
     assert_eq!(paused["result"]["resultType"], "input_required");
-    assert!(paused["result"].get("ttlMs").is_none(), "input_required carries no cache hints");
+    assert!(
+        paused["result"].get("ttlMs").is_none(),
+        "input_required carries no cache hints"
+    );
     id += 1;
 
     let (notes, ended) = exchange(
@@ -340,21 +430,42 @@ async fn every_2026_message_validates_against_the_2026_07_28_schema() {
         "SubscriptionsListenResult",
     )
     .await;
-    assert_eq!(notes[0]["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        notes[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
     for note in &notes {
-        assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id);
+        assert_eq!(
+            note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            id
+        );
     }
-    assert_eq!(ended["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id);
+    assert_eq!(
+        ended["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        id
+    );
     id += 1;
 
     // Errors, each against its own definition.
     let errors = [
-        (request(id, "tools/list", json!({"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "v9", "io.modelcontextprotocol/clientCapabilities": {}}})),
-         "UnsupportedProtocolVersionError"),
-        (request(id + 1, "tools/list", json!({})), "InvalidParamsError"),
+        (
+            request(
+                id,
+                "tools/list",
+                json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "v9", "io.modelcontextprotocol/clientCapabilities": {}}}),
+            ),
+            "UnsupportedProtocolVersionError",
+        ),
+        (
+            request(id + 1, "tools/list", json!({})),
+            "InvalidParamsError",
+        ),
         (modern(id + 2, "ping", json!({})), "MethodNotFoundError"),
-        (modern(id + 3, "tools/call", json!({"name": "t", "arguments": 5})), "InvalidParamsError"),
+        (
+            modern(id + 3, "tools/call", json!({"name": "t", "arguments": 5})),
+            "InvalidParamsError",
+        ),
     ];
     for (line, def) in errors {
         let (_, answer) = exchange(&schema, &mut conn, line, "Result").await;
@@ -367,7 +478,13 @@ async fn every_2026_message_validates_against_the_2026_07_28_schema() {
     let mut internal = full_server();
     internal.on_list_prompts(|_, _| async { Err(McpError::internal("db down")) });
     let mut conn2 = RawConnection::open(internal).await.unwrap();
-    let (_, answer) = exchange(&schema, &mut conn2, modern(1, "prompts/list", json!({})), "Result").await;
+    let (_, answer) = exchange(
+        &schema,
+        &mut conn2,
+        modern(1, "prompts/list", json!({})),
+        "Result",
+    )
+    .await;
     schema.check("InternalError", &answer["error"]);
     conn2.send_bytes(b"{broken").await.unwrap();
     let parse = conn2.recv_json().await.unwrap();
@@ -381,13 +498,23 @@ async fn every_2026_message_validates_against_the_2026_07_28_schema() {
 
 #[test]
 fn the_checker_rejects_what_the_schema_forbids() {
-    let Some(schema) = Schema::load("2026-07-28") else { return };
+    let Some(schema) = Schema::load("2026-07-28") else {
+        return;
+    };
     let bad = json!({"content": [{"type": "text"}]});
     let outcome = std::panic::catch_unwind(|| schema.check("CallToolResult", &bad));
-    assert!(outcome.is_err(), "a result without resultType and with a text-less block is refused");
-    let Some(schema) = Schema::load("2025-11-25") else { return };
+    assert!(
+        outcome.is_err(),
+        "a result without resultType and with a text-less block is refused"
+    );
+    let Some(schema) = Schema::load("2025-11-25") else {
+        return;
+    };
     let outcome = std::panic::catch_unwind(|| {
-        schema.check("CallToolResult", &json!({"content": [], "structuredContent": [1, 2]}))
+        schema.check(
+            "CallToolResult",
+            &json!({"content": [], "structuredContent": [1, 2]}),
+        )
     });
     assert!(outcome.is_err(), "2025 structuredContent must be an object");
 }

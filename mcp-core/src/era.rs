@@ -121,9 +121,11 @@ fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, Mc
         .map(Arc::new);
     let log_level = match meta.get(META_LOG_LEVEL) {
         None | Some(Value::Null) => None,
-        Some(v) => Some(serde_json::from_value::<LoggingLevel>(v.clone()).map_err(|_| {
-            McpError::invalid_params(format!("Invalid _meta: unknown {META_LOG_LEVEL} {v}"))
-        })?),
+        Some(v) => Some(
+            serde_json::from_value::<LoggingLevel>(v.clone()).map_err(|_| {
+                McpError::invalid_params(format!("Invalid _meta: unknown {META_LOG_LEVEL} {v}"))
+            })?,
+        ),
     };
     Ok(RequestEnvelope {
         protocol_version: version.into(),

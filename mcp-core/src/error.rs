@@ -49,7 +49,7 @@ pub const INTERNAL_ERROR_MESSAGE: &str = "Internal server error";
 /// assert_eq!(e.code(), -32603);
 /// ```
 pub struct McpError {
-    repr: Repr,
+    repr: Box<Repr>,
 }
 
 enum Repr {
@@ -68,17 +68,17 @@ impl McpError {
     /// A protocol error with this JSON-RPC `code` and `message`.
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
         Self {
-            repr: Repr::Rpc {
+            repr: Box::new(Repr::Rpc {
                 code,
                 message: message.into(),
                 data: None,
-            },
+            }),
         }
     }
 
     /// Attaches `error.data` (protocol errors only; ignored on internal failures).
     pub fn with_data(mut self, value: Value) -> Self {
-        if let Repr::Rpc { data, .. } = &mut self.repr {
+        if let Repr::Rpc { data, .. } = &mut *self.repr {
             *data = Some(value);
         }
         self
@@ -111,13 +111,13 @@ impl McpError {
     /// An internal failure caused by `error` (what `?` on any std error produces).
     pub fn other(error: impl std::error::Error + Send + Sync + 'static) -> Self {
         Self {
-            repr: Repr::Internal(Box::new(error)),
+            repr: Box::new(Repr::Internal(Box::new(error))),
         }
     }
 
     /// The JSON-RPC code this error is sent with.
     pub fn code(&self) -> i32 {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc { code, .. } => *code,
             Repr::Internal(_) => codes::INTERNAL_ERROR,
         }
@@ -126,7 +126,7 @@ impl McpError {
     /// The message: the protocol message, or for an internal failure its real description
     /// (which is *not* what the wire shows; see [`McpError::wire_message`]).
     pub fn message(&self) -> Cow<'_, str> {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc { message, .. } => Cow::Borrowed(message),
             Repr::Internal(e) => Cow::Owned(e.to_string()),
         }
@@ -134,7 +134,7 @@ impl McpError {
 
     /// `error.data`, if any.
     pub fn data(&self) -> Option<&Value> {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc { data, .. } => data.as_ref(),
             Repr::Internal(_) => None,
         }
@@ -142,13 +142,13 @@ impl McpError {
 
     /// True for an internal failure (anything that is not a protocol error).
     pub fn is_internal(&self) -> bool {
-        matches!(self.repr, Repr::Internal(_))
+        matches!(*self.repr, Repr::Internal(_))
     }
 
     /// The message the wire carries: internal failures are reduced to `Internal server error`
     /// unless `surface_internal` is set (a test switch).
     pub fn wire_message(&self, surface_internal: bool) -> Cow<'_, str> {
-        match &self.repr {
+        match &*self.repr {
             Repr::Internal(_) if !surface_internal => Cow::Borrowed(INTERNAL_ERROR_MESSAGE),
             _ => self.message(),
         }
@@ -175,7 +175,7 @@ impl McpError {
 
 impl fmt::Debug for McpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc {
                 code,
                 message,
@@ -193,7 +193,7 @@ impl fmt::Debug for McpError {
 
 impl fmt::Display for McpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc { code, message, .. } => write!(f, "MCP error {code}: {message}"),
             Repr::Internal(e) => write!(f, "internal error: {e}"),
         }

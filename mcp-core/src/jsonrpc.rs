@@ -78,6 +78,9 @@ impl RequestId {
     }
 }
 
+/// Where the answer to a request this side sent is delivered.
+pub(crate) type ResponseWaiter = tokio::sync::oneshot::Sender<Result<Box<RawValue>, ErrorObject>>;
+
 /// The `error` member of an error response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
@@ -233,7 +236,10 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
                 id,
                 outcome: Err(error),
             }),
-            Err(_) => Err(invalid(Some(id), "Invalid response: malformed error object")),
+            Err(_) => Err(invalid(
+                Some(id),
+                "Invalid response: malformed error object",
+            )),
         },
         _ => Err(invalid(Some(id), "Invalid request: missing method")),
     }

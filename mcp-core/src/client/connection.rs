@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use super::builder::ClientBuilder;
 use crate::era::{Era, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
 use crate::error::McpError;
-use crate::jsonrpc::{self, ErrorObject, Message, RequestId};
+use crate::jsonrpc::{self, Message, RequestId, ResponseWaiter};
 use crate::serve::IntoServer;
 use crate::transport::lines::{Frame, LineReader};
 use crate::types::{InitializeRequestParams, InitializeResult};
@@ -23,7 +23,7 @@ use crate::types::{InitializeRequestParams, InitializeResult};
 /// Notifications kept for [`Client::next_notification`] before older ones are dropped.
 const NOTIFICATION_BUFFER: usize = 4096;
 
-type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, ErrorObject>>>>>;
+type Pending = Arc<Mutex<HashMap<RequestId, ResponseWaiter>>>;
 
 /// A notification the server sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +86,12 @@ impl Client {
         });
         let pending: Pending = Arc::default();
         let (note_tx, note_rx) = mpsc::channel(NOTIFICATION_BUFFER);
-        let reader = tokio::spawn(read_loop(read_half, pending.clone(), note_tx, out.downgrade()));
+        let reader = tokio::spawn(read_loop(
+            read_half,
+            pending.clone(),
+            note_tx,
+            out.downgrade(),
+        ));
         let mut client = Self {
             config,
             out,
@@ -140,7 +145,9 @@ impl Client {
     /// Sends request `method` with `params` (an object, or `Value::Null` for none) and returns
     /// the raw result. On 2026 the client's `_meta` envelope is added to the params.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
-        let raw = self.send_request(method, self.with_envelope(params)).await?;
+        let raw = self
+            .send_request(method, self.with_envelope(params))
+            .await?;
         Ok(serde_json::from_str(raw.get())?)
     }
 
@@ -151,7 +158,9 @@ impl Client {
         params: P,
     ) -> Result<R, McpError> {
         let params = serde_json::to_value(params)?;
-        let raw = self.send_request(method, self.with_envelope(params)).await?;
+        let raw = self
+            .send_request(method, self.with_envelope(params))
+            .await?;
         Ok(serde_json::from_str(raw.get())?)
     }
 
@@ -246,7 +255,10 @@ async fn read_loop(
         let Frame::Line(bytes) = frame else { continue };
         match jsonrpc::decode(&bytes) {
             Ok(Message::Response { id, outcome }) => {
-                let waiter = pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+                let waiter = pending
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id);
                 if let Some(tx) = waiter {
                     let _ = tx.send(outcome);
                 }
@@ -255,7 +267,10 @@ async fn read_loop(
                 let params = params
                     .and_then(|raw| serde_json::from_str(raw.get()).ok())
                     .unwrap_or(Value::Null);
-                if notes.try_send(ServerNotification { method, params }).is_err() {
+                if notes
+                    .try_send(ServerNotification { method, params })
+                    .is_err()
+                {
                     tracing::warn!("client notification buffer full; notification dropped");
                 }
             }

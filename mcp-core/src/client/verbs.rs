@@ -30,9 +30,16 @@ impl Client {
     }
 
     /// `tools/call` with `arguments` (a JSON object).
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, McpError> {
-        self.request_typed("tools/call", json!({ "name": name, "arguments": arguments }))
-            .await
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, McpError> {
+        self.request_typed(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments }),
+        )
+        .await
     }
 
     /// `resources/list`, first page.
@@ -83,8 +90,11 @@ impl Client {
         name: &str,
         arguments: BTreeMap<String, String>,
     ) -> Result<GetPromptResult, McpError> {
-        self.request_typed("prompts/get", json!({ "name": name, "arguments": arguments }))
-            .await
+        self.request_typed(
+            "prompts/get",
+            json!({ "name": name, "arguments": arguments }),
+        )
+        .await
     }
 
     /// `completion/complete` for argument `name` whose current text is `value`.

@@ -146,8 +146,11 @@ impl<S: Send + Sync + 'static> Conn<S> {
     async fn on_message(self: &Arc<Self>, bytes: &[u8], permit: OwnedSemaphorePermit) {
         match jsonrpc::decode(bytes) {
             Err(e) => {
-                self.send(jsonrpc::encode_error(e.id.as_ref(), &e.error.to_wire(false)))
-                    .await
+                self.send(jsonrpc::encode_error(
+                    e.id.as_ref(),
+                    &e.error.to_wire(false),
+                ))
+                .await
             }
             Ok(Message::Request { id, method, params }) if method == "initialize" => {
                 // The handshake runs in order: later requests depend on the session it opens.
@@ -158,7 +161,9 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 }
                 drop(permit);
             }
-            Ok(Message::Request { id, method, params }) => self.spawn_request(id, method, params, permit).await,
+            Ok(Message::Request { id, method, params }) => {
+                self.spawn_request(id, method, params, permit).await
+            }
             Ok(Message::Notification { method, params }) => {
                 if method == "notifications/cancelled" {
                     self.cancel(params.as_deref());

@@ -7,7 +7,12 @@ use crate::jsonrpc::RequestId;
 use crate::lowlevel::{CacheHint, Server, CACHEABLE_METHODS};
 
 /// Adds the 2026 envelope to a result. Fields the handler set itself are left alone.
-pub(crate) fn stamp_modern<S>(server: &Server<S>, method: &str, id: &RequestId, result: &mut Value) {
+pub(crate) fn stamp_modern<S>(
+    server: &Server<S>,
+    method: &str,
+    id: &RequestId,
+    result: &mut Value,
+) {
     let Value::Object(map) = result else {
         return;
     };
@@ -36,7 +41,8 @@ pub(crate) fn stamp_modern<S>(server: &Server<S>, method: &str, id: &RequestId, 
 }
 
 fn stamp_cache(map: &mut Map<String, Value>, hint: CacheHint) {
-    map.entry("ttlMs").or_insert_with(|| Value::from(hint.ttl_ms));
+    map.entry("ttlMs")
+        .or_insert_with(|| Value::from(hint.ttl_ms));
     map.entry("cacheScope")
         .or_insert_with(|| serde_json::to_value(hint.scope).unwrap_or(Value::Null));
 }

@@ -21,6 +21,6 @@ pub use context::{NotificationContext, RequestContext};
 pub use handler::BoxFuture;
 pub use middleware::{Incoming, Middleware, Next};
 pub use params::Params;
-pub use server::{Server, ServerOptions, RESERVED_INITIALIZE};
 pub(crate) use server::SessionHook;
+pub use server::{Server, ServerOptions, RESERVED_INITIALIZE};
 pub use session::Session;

@@ -48,7 +48,7 @@ impl Params {
     ///
     /// ```
     /// use mcp_core::lowlevel::Params;
-    /// #[derive(serde::Deserialize)]
+    /// #[derive(Debug, serde::Deserialize)]
     /// struct P { full: bool }
     ///
     /// let p = Params::from_value(serde_json::json!({"full": "yes"}));
@@ -60,7 +60,7 @@ impl Params {
         let result = match &self.repr {
             Repr::Absent => serde_json::from_str("{}"),
             Repr::Raw(raw) => serde_json::from_str(raw.get()),
-            Repr::Value(v) => T::deserialize(v).map_err(Into::into),
+            Repr::Value(v) => T::deserialize(v),
         };
         result.map_err(|e| invalid_params(&e))
     }

@@ -11,7 +11,7 @@ use super::cache::CacheHint;
 use super::context::{NotificationContext, RequestContext};
 use super::handler::{erase_notification, erase_request, ErasedNotification, ErasedRequest};
 use super::lifespan::Lifespan;
-use super::middleware::Middleware;
+use super::middleware::{Incoming, Middleware, Next};
 use super::session::Session;
 use crate::error::McpError;
 use crate::types::*;
@@ -281,8 +281,19 @@ impl<S: Send + Sync + 'static> Server<S> {
         self.requests.contains_key(method)
     }
 
-    /// Appends a middleware; the first appended is the outermost.
-    pub fn middleware(&mut self, middleware: impl Middleware<S>) -> &mut Self {
+    /// Appends a middleware written as a closure `|msg, next| async move { .. }`; the first
+    /// appended is the outermost. See [`Middleware`] for what it can do.
+    pub fn middleware<F, Fut>(&mut self, middleware: F) -> &mut Self
+    where
+        F: Fn(Incoming<S>, Next<S>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<serde_json::Value, McpError>> + Send + 'static,
+    {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Appends a middleware given as a type implementing [`Middleware`].
+    pub fn middleware_layer(&mut self, middleware: impl Middleware<S>) -> &mut Self {
         self.middleware.push(Arc::new(middleware));
         self
     }

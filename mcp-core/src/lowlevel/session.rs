@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::era::Era;
 use crate::error::McpError;
-use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::jsonrpc::{self, ErrorObject, RequestId, ResponseWaiter};
 use crate::types::{ClientCapabilities, Implementation, LoggingLevel};
 
 /// A handle to one session; cheap to clone, compared by identity.
@@ -37,7 +37,7 @@ struct SessionInner {
     closed: AtomicBool,
     connected: AtomicBool,
     next_request_id: AtomicI64,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, ErrorObject>>>>,
+    pending: Mutex<HashMap<RequestId, ResponseWaiter>>,
 }
 
 #[derive(Default)]
@@ -237,7 +237,9 @@ impl Session {
         match rx.await {
             Ok(Ok(raw)) => Ok(serde_json::from_str(raw.get())?),
             Ok(Err(e)) => Err(McpError::from_wire(e)),
-            Err(_) => Err(McpError::internal("the session closed before the client answered")),
+            Err(_) => Err(McpError::internal(
+                "the session closed before the client answered",
+            )),
         }
     }
 

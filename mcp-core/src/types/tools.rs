@@ -51,7 +51,11 @@ impl Tool {
     /// }));
     /// assert_eq!(tool.input_schema["required"], json!(["text"]));
     /// ```
-    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> Self {
         let input_schema = match input_schema {
             Value::Object(map) => map,
             _ => {

@@ -1,0 +1,196 @@
+//! The stdio transport for real: an example runs as a child process and is driven in both eras.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::{modern, request};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// The compiled example `name` (built on demand when the test runs alone).
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>")
+        .join("examples");
+    let path = dir.join(name);
+    if !path.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--example", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building example {name}");
+    }
+    path
+}
+
+struct Peer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: tokio::io::Lines<BufReader<ChildStdout>>,
+}
+
+impl Peer {
+    fn spawn(name: &str) -> Self {
+        let mut child = Command::new(example(name))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("example starts");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    async fn send(&mut self, msg: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .unwrap()
+            .expect("a line");
+        serde_json::from_str(&line)
+            .unwrap_or_else(|_| panic!("stdout carries only JSON-RPC, got {line}"))
+    }
+
+    async fn call(&mut self, msg: Value) -> Value {
+        self.send(&msg).await;
+        let answer = self.recv().await;
+        assert_eq!(answer["id"], msg["id"]);
+        answer
+    }
+
+    /// Closes stdin and expects a clean exit with nothing more on stdout.
+    async fn finish(mut self) {
+        drop(self.stdin.take());
+        let rest = tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
+            .await
+            .expect("stdout closes")
+            .unwrap();
+        assert_eq!(rest, None, "nothing after the last answer");
+        let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
+            .await
+            .expect("the server exits on end of input")
+            .unwrap();
+        assert!(status.success(), "exit status {status}");
+    }
+}
+
+#[tokio::test]
+async fn a_2025_client_drives_the_example_over_stdio() {
+    let mut peer = Peer::spawn("lowlevel_one_tool");
+    let init = peer
+        .call(request(
+            1,
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "stdio-test", "version": "1"}
+            }),
+        ))
+        .await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        init["result"]["capabilities"],
+        json!({"tools": {"listChanged": false}})
+    );
+    peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+
+    let listed = peer.call(request(2, "tools/list", json!({}))).await;
+    assert_eq!(listed["result"]["tools"][0]["name"], "search_books");
+    assert!(listed["result"].get("resultType").is_none());
+
+    let called = peer
+        .call(request(
+            3,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "dune", "limit": 5}}),
+        ))
+        .await;
+    assert_eq!(
+        called["result"]["content"][0]["text"],
+        "Found 3 books matching 'dune' (showing up to 5)."
+    );
+    let failed = peer
+        .call(request(
+            4,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "dune"}}),
+        ))
+        .await;
+    assert_eq!(
+        failed["error"],
+        json!({"code": -32603, "message": "Internal server error"})
+    );
+    peer.finish().await;
+}
+
+#[tokio::test]
+async fn a_2026_client_drives_the_example_over_stdio() {
+    let mut peer = Peer::spawn("lowlevel_one_tool");
+    let discover = peer.call(modern(1, "server/discover", json!({}))).await;
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    let called = peer
+        .call(modern(
+            2,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "dune", "limit": 2}}),
+        ))
+        .await;
+    assert_eq!(called["result"]["resultType"], "complete");
+    assert_eq!(
+        called["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "Bookshop", "version": ""})
+    );
+    let init = peer.call(modern(3, "initialize", json!({}))).await;
+    assert_eq!(
+        init["error"]["code"], -32601,
+        "initialize does not exist on 2026"
+    );
+    peer.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}))
+        .await;
+    let missing = peer.recv().await;
+    assert_eq!(missing["error"]["code"], -32602, "missing _meta envelope");
+    // Pipelined requests, then end of input: every one is answered before the process exits.
+    for id in 10..20 {
+        peer.send(&modern(
+            id,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "q", "limit": id}}),
+        ))
+        .await;
+    }
+    let mut ids: Vec<i64> = Vec::new();
+    for _ in 10..20 {
+        ids.push(peer.recv().await["id"].as_i64().unwrap());
+    }
+    ids.sort();
+    assert_eq!(ids, (10..20).collect::<Vec<_>>());
+    peer.finish().await;
+}
