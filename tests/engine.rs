@@ -919,3 +919,34 @@ async fn the_client_has_a_verb_for_every_method_in_both_eras() {
     legacy.close().await;
     modern_client.close().await;
 }
+
+#[tokio::test]
+async fn built_in_ping_and_discover_are_replaceable_and_entries_removable() {
+    let mut server = tools_server();
+    server
+        .on_ping(|_, _| async {
+            let mut meta = Meta::new();
+            meta.insert("pong".into(), json!(true));
+            Ok(EmptyResult { meta: Some(meta) })
+        })
+        .on_discover(|_, _| async {
+            Ok(DiscoverResult {
+                supported_versions: vec!["2026-07-28".into()],
+                capabilities: ServerCapabilities::default(),
+                instructions: Some("custom discovery".into()),
+                meta: None,
+            })
+        })
+        .remove_request_handler("tools/list");
+    assert!(!server.has_request_handler("tools/list"));
+    let mut conn = open(server).await;
+    let answer = roundtrip(&mut conn, &modern(1, "server/discover", json!({}))).await;
+    assert_eq!(answer["result"]["instructions"], "custom discovery");
+    assert_eq!(answer["result"]["resultType"], "complete", "a replaced handler is still stamped");
+    let answer = roundtrip(&mut conn, &modern(2, "tools/list", json!({}))).await;
+    assert_eq!(answer["error"]["code"], -32601);
+    handshake(&mut conn, "2025-11-25").await;
+    let answer = roundtrip(&mut conn, &request(3, "ping", json!({}))).await;
+    assert_eq!(answer["result"], json!({"_meta": {"pong": true}}));
+    conn.close().await;
+}

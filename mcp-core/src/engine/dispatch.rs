@@ -68,19 +68,7 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
         origin.session.mark_initialized_notified();
     }
     let info = match era::modern_envelope(meta.as_ref()) {
-        Some(Ok(env)) => CallInfo {
-            id: None,
-            method,
-            meta,
-            era: Era::Modern,
-            protocol_version: env.protocol_version,
-            client_capabilities: env.client_capabilities,
-            client_info: env.client_info,
-            log_level: env.log_level,
-            session: origin.session.clone(),
-            server: origin.server.clone(),
-            sink: origin.sink.clone(),
-        },
+        Some(Ok(env)) => modern_call(&origin, None, method, meta, env),
         _ => session_call(&origin, None, method, meta),
     };
     let method = info.method.clone();
@@ -126,19 +114,7 @@ fn classify<S: Send + Sync + 'static>(
             if origin.session.begin() {
                 run_hooks(&origin.server.server.on_connect, origin.session);
             }
-            Ok(CallInfo {
-                id: Some(id.clone()),
-                method,
-                meta,
-                era: Era::Modern,
-                protocol_version: env.protocol_version,
-                client_capabilities: env.client_capabilities,
-                client_info: env.client_info,
-                log_level: env.log_level,
-                session: origin.session.clone(),
-                server: origin.server.clone(),
-                sink: origin.sink.clone(),
-            })
+            Ok(modern_call(origin, Some(id.clone()), method, meta, env))
         }
         None if method == "initialize" || method == "ping" => {
             Ok(session_call(origin, Some(id.clone()), method, meta))
@@ -163,6 +139,29 @@ fn classify<S: Send + Sync + 'static>(
             };
             Err((method, e))
         }
+    }
+}
+
+/// The context of a 2026 message: everything comes from its own envelope.
+fn modern_call<S>(
+    origin: &Origin<'_, S>,
+    id: Option<RequestId>,
+    method: String,
+    meta: Option<Meta>,
+    env: era::RequestEnvelope,
+) -> CallInfo<S> {
+    CallInfo {
+        id,
+        method,
+        meta,
+        era: Era::Modern,
+        protocol_version: env.protocol_version,
+        client_capabilities: env.client_capabilities,
+        client_info: env.client_info,
+        log_level: env.log_level,
+        session: origin.session.clone(),
+        server: origin.server.clone(),
+        sink: origin.sink.clone(),
     }
 }
 
