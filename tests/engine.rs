@@ -942,7 +942,10 @@ async fn built_in_ping_and_discover_are_replaceable_and_entries_removable() {
     let mut conn = open(server).await;
     let answer = roundtrip(&mut conn, &modern(1, "server/discover", json!({}))).await;
     assert_eq!(answer["result"]["instructions"], "custom discovery");
-    assert_eq!(answer["result"]["resultType"], "complete", "a replaced handler is still stamped");
+    assert_eq!(
+        answer["result"]["resultType"], "complete",
+        "a replaced handler is still stamped"
+    );
     let answer = roundtrip(&mut conn, &modern(2, "tools/list", json!({}))).await;
     assert_eq!(answer["error"]["code"], -32601);
     handshake(&mut conn, "2025-11-25").await;

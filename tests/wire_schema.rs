@@ -518,3 +518,120 @@ fn the_checker_rejects_what_the_schema_forbids() {
     });
     assert!(outcome.is_err(), "2025 structuredContent must be an object");
 }
+
+/// Protocol-model types the engine test above does not produce on its own (tasks, URL
+/// elicitation, the capability error, sampling content), serialized and validated.
+#[test]
+fn the_rest_of_the_protocol_model_validates() {
+    let Some(v2025) = Schema::load("2025-11-25") else {
+        return;
+    };
+    let Some(v2026) = Schema::load("2026-07-28") else {
+        return;
+    };
+    let task = Task {
+        task_id: "t-1".into(),
+        status: TaskStatus::Working,
+        status_message: Some("busy".into()),
+        created_at: "2025-11-25T10:30:00Z".into(),
+        last_updated_at: "2025-11-25T10:40:00Z".into(),
+        ttl: Some(json!(60000)),
+        ttl_ms: None,
+        poll_interval: Some(5000),
+        poll_interval_ms: None,
+    };
+    v2025.check(
+        "CreateTaskResult",
+        &serde_json::to_value(CreateTaskResult {
+            task: task.clone(),
+            meta: None,
+        })
+        .unwrap(),
+    );
+    v2025.check(
+        "ListTasksResult",
+        &serde_json::to_value(ListTasksResult {
+            tasks: vec![task],
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    v2025.check(
+        "ElicitationCompleteNotification",
+        &json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+                "params": ElicitationCompleteParams { elicitation_id: "e-1".into() }}),
+    );
+    let url = ElicitRequestParams {
+        mode: Some("url".into()),
+        message: "Sign in".into(),
+        requested_schema: None,
+        url: Some("https://example.com/connect".into()),
+        elicitation_id: Some("e-1".into()),
+        meta: None,
+    };
+    let error = McpError::new(-32042, "This request requires more information.").with_data(
+        serde_json::to_value(UrlElicitationRequiredData {
+            elicitations: vec![url],
+        })
+        .unwrap(),
+    );
+    v2025.check(
+        "URLElicitationRequiredError",
+        &json!({"jsonrpc": "2.0", "id": 2, "error": error.to_wire(false)}),
+    );
+
+    let missing = McpError::new(
+        -32021,
+        "Server requires the elicitation capability for this request",
+    )
+    .with_data(
+        serde_json::to_value(MissingRequiredClientCapabilityData {
+            required_capabilities: ClientCapabilities {
+                elicitation: Some(Default::default()),
+                ..Default::default()
+            },
+        })
+        .unwrap(),
+    );
+    v2026.check(
+        "MissingRequiredClientCapabilityError",
+        &json!({"jsonrpc": "2.0", "id": 1, "error": missing.to_wire(false)}),
+    );
+    let tool_use = SamplingContent::ToolUse(ToolUseContent {
+        id: "u1".into(),
+        name: "search".into(),
+        input: serde_json::from_value(json!({"q": "dune"})).unwrap(),
+        meta: None,
+    });
+    let tool_result = SamplingContent::ToolResult(ToolResultContent {
+        tool_use_id: "u1".into(),
+        content: vec![ContentBlock::text("3 books")],
+        structured_content: None,
+        is_error: Some(false),
+        meta: None,
+    });
+    for schema in [&v2025, &v2026] {
+        schema.check("ToolUseContent", &serde_json::to_value(&tool_use).unwrap());
+        schema.check(
+            "ToolResultContent",
+            &serde_json::to_value(&tool_result).unwrap(),
+        );
+    }
+    let mut requests = serde_json::Map::new();
+    requests.insert("roots".into(), json!({"method": "roots/list"}));
+    requests.insert(
+        "sample".into(),
+        json!({"method": "sampling/createMessage", "params": {
+            "messages": [{"role": "user", "content": [serde_json::to_value(&tool_use).unwrap()]}],
+            "maxTokens": 5
+        }}),
+    );
+    v2026.check(
+        "InputRequiredResult",
+        &serde_json::to_value(InputRequiredResult {
+            input_requests: Some(requests),
+            ..InputRequiredResult::new()
+        })
+        .unwrap(),
+    );
+}

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{codes, McpError};
 use crate::types::{ClientCapabilities, Implementation, LoggingLevel, Meta};
@@ -141,7 +141,13 @@ pub fn unsupported_version(requested: &str) -> McpError {
         codes::UNSUPPORTED_PROTOCOL_VERSION,
         format!("Unsupported protocol version: {requested}"),
     )
-    .with_data(json!({ "supported": MODERN_VERSIONS, "requested": requested }))
+    .with_data(
+        serde_json::to_value(crate::types::UnsupportedProtocolVersionData {
+            supported: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            requested: requested.to_owned(),
+        })
+        .unwrap_or(Value::Null),
+    )
 }
 
 impl ClientCapabilities {

@@ -39,3 +39,11 @@ pub struct ElicitResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+/// Params of `notifications/elicitation/complete` (2025-11-25 URL mode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationCompleteParams {
+    /// The finished elicitation.
+    pub elicitation_id: String,
+}

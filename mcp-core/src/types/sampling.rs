@@ -71,3 +71,57 @@ pub struct CreateMessageResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+/// One block of sampling content: the shared content kinds plus tool use and tool results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum SamplingContent {
+    /// Text.
+    #[serde(rename = "text")]
+    Text(super::TextContent),
+    /// An image.
+    #[serde(rename = "image")]
+    Image(super::ImageContent),
+    /// Audio.
+    #[serde(rename = "audio")]
+    Audio(super::AudioContent),
+    /// The model asks to call a tool.
+    #[serde(rename = "tool_use")]
+    ToolUse(ToolUseContent),
+    /// The result of a tool call, fed back to the model.
+    #[serde(rename = "tool_result")]
+    ToolResult(ToolResultContent),
+}
+
+/// `{"type":"tool_use"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUseContent {
+    /// Id matched by the tool result.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// Its arguments.
+    pub input: JsonObject,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// `{"type":"tool_result"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultContent {
+    /// The `tool_use` id this answers.
+    pub tool_use_id: String,
+    /// What the tool returned.
+    pub content: Vec<super::ContentBlock>,
+    /// Structured result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// The tool failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
