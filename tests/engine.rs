@@ -134,15 +134,29 @@ async fn notifications_are_never_answered() {
         json!({"jsonrpc": "2.0", "method": "notifications/unknown", "params": {}}),
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": [1, 2]}),
+        json!({"jsonrpc": "2.0", "method": 17}),
     ] {
         conn.send_json(&line).await.unwrap();
     }
-    let answer = roundtrip(&mut conn, &modern(7, "tools/list", json!({}))).await;
-    assert_eq!(
-        answer["id"], 7,
-        "the first line written answers the request"
-    );
+    conn.send_json(&modern(7, "tools/list", json!({})))
+        .await
+        .unwrap();
+    conn.finish_sending().await.unwrap();
+    let mut lines = Vec::new();
+    while let Some(line) = within(conn.recv_json()).await {
+        lines.push(line);
+    }
+    assert_eq!(lines.len(), 1, "only the request is answered: {lines:?}");
+    assert_eq!(lines[0]["id"], 7);
     conn.close().await;
+}
+
+/// Fails (instead of hanging) when the server does not answer in time.
+async fn within<T>(fut: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(5), fut)
+        .await
+        .expect("the server answered within 5 s")
 }
 
 #[tokio::test]
@@ -370,7 +384,13 @@ async fn in_flight_requests_are_bounded_and_reading_stops_at_the_bound() {
             .await
             .unwrap();
     }
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    within(async {
+        while started.load(Ordering::SeqCst) < 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(
         started.load(Ordering::SeqCst),
         2,
@@ -951,5 +971,106 @@ async fn built_in_ping_and_discover_are_replaceable_and_entries_removable() {
     handshake(&mut conn, "2025-11-25").await;
     let answer = roundtrip(&mut conn, &request(3, "ping", json!({}))).await;
     assert_eq!(answer["result"], json!({"_meta": {"pong": true}}));
+    conn.close().await;
+}
+
+/// A handler waiting for the client's answer to a server-to-client request must not stop the
+/// reader: the answer arrives while the only slot is taken.
+#[tokio::test]
+async fn a_client_answer_gets_through_when_every_slot_is_taken() {
+    let mut server = tools_server().options(ServerOptions {
+        max_in_flight: 1,
+        ..ServerOptions::default()
+    });
+    server.on_call_tool(|ctx, _| async move {
+        let roots: ListRootsResult = ctx.session().request("roots/list", json!({})).await?;
+        Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))
+    });
+    let mut conn = open(server.clone()).await;
+    handshake(&mut conn, "2025-11-25").await;
+    conn.send_json(&request(1, "tools/call", json!({"name": "roots"})))
+        .await
+        .unwrap();
+    conn.send_json(&request(2, "tools/call", json!({"name": "roots"})))
+        .await
+        .unwrap();
+    let ask = within(conn.recv_json()).await.unwrap();
+    assert_eq!(ask["method"], "roots/list");
+    conn.send_json(
+        &json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file:///a"}]}}),
+    )
+    .await
+    .unwrap();
+    let done = within(conn.recv_json()).await.unwrap();
+    assert_eq!(
+        (
+            done["id"].clone(),
+            done["result"]["content"][0]["text"].clone()
+        ),
+        (json!(1), json!("1 roots"))
+    );
+    // The parked second call runs now and asks again; the peer leaves instead of answering.
+    let ask = within(conn.recv_json()).await.unwrap();
+    assert_eq!(ask["method"], "roots/list");
+    conn.finish_sending().await.unwrap();
+    let failed = within(conn.recv_json()).await.unwrap();
+    assert_eq!(failed["id"], 2);
+    assert_eq!(
+        failed["error"]["code"], -32603,
+        "the wait ends when the client is gone"
+    );
+    within(conn.close()).await;
+
+    // 2026 has no server-to-client requests.
+    let mut conn = RawConnection::open_with(server, true).await.unwrap();
+    let answer = within(roundtrip(
+        &mut conn,
+        &modern(1, "tools/call", json!({"name": "roots"})),
+    ))
+    .await;
+    assert_eq!(answer["error"]["code"], -32603);
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("only in a 2025 session"));
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn unit_results_are_empty_objects_and_middleware_answers_are_typed_on_2026() {
+    let mut server = tools_server();
+    server
+        .add_request_handler("bookshop/touch", |_, _: Value| async { Ok(()) })
+        .unwrap();
+    server.middleware(|msg: Incoming, next: Next| async move {
+        if msg.method() == "bookshop/health" {
+            return Ok(json!({"ok": true}));
+        }
+        next.run(msg).await
+    });
+    let mut conn = open(server).await;
+    let touched = roundtrip(&mut conn, &modern(1, "bookshop/touch", json!({}))).await;
+    assert_eq!(touched["result"]["resultType"], "complete");
+    let health = roundtrip(&mut conn, &modern(2, "bookshop/health", json!({}))).await;
+    assert_eq!(
+        health["result"],
+        json!({"ok": true, "resultType": "complete"})
+    );
+    handshake(&mut conn, "2025-11-25").await;
+    let touched = roundtrip(&mut conn, &request(3, "bookshop/touch", json!({}))).await;
+    assert_eq!(touched["result"], json!({}));
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn a_progress_token_that_is_not_a_string_or_integer_is_ignored() {
+    let mut conn = open(logging_server()).await;
+    let mut call = modern(1, "tools/call", json!({"name": "t"}));
+    call["params"]["_meta"]["progressToken"] = json!({"not": "valid"});
+    let answer = roundtrip(&mut conn, &call).await;
+    assert_eq!(
+        answer["id"], 1,
+        "no progress notification before the answer"
+    );
     conn.close().await;
 }

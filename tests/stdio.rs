@@ -177,7 +177,8 @@ async fn a_2026_client_drives_the_example_over_stdio() {
         .await;
     let missing = peer.recv().await;
     assert_eq!(missing["error"]["code"], -32602, "missing _meta envelope");
-    // Pipelined requests, then end of input: every one is answered before the process exits.
+    // Pipelined requests, then end of input before reading: every one is answered before the
+    // process exits.
     for id in 10..20 {
         peer.send(&modern(
             id,
@@ -186,6 +187,7 @@ async fn a_2026_client_drives_the_example_over_stdio() {
         ))
         .await;
     }
+    drop(peer.stdin.take());
     let mut ids: Vec<i64> = Vec::new();
     for _ in 10..20 {
         ids.push(peer.recv().await["id"].as_i64().unwrap());

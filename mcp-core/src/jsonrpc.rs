@@ -126,6 +126,8 @@ pub enum Message {
 pub struct DecodeError {
     /// The id, when it could be read.
     pub id: Option<RequestId>,
+    /// The message was a notification (it has a method and no id): it is never answered.
+    pub notification: bool,
     /// The error to send.
     pub error: McpError,
 }
@@ -159,6 +161,7 @@ struct Envelope {
 fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
     DecodeError {
         id,
+        notification: false,
         error: McpError::new(codes::INVALID_REQUEST, message),
     }
 }
@@ -181,6 +184,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
             Category::Data => invalid(None, "Invalid request: expected a single JSON-RPC object"),
             _ => DecodeError {
                 id: None,
+                notification: false,
                 error: McpError::new(codes::PARSE_ERROR, "Parse error: invalid JSON"),
             },
         }
@@ -204,8 +208,11 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
     }
 
     if let Some(raw_method) = env.method.0 {
-        let method: String = serde_json::from_str(raw_method.get())
-            .map_err(|_| invalid(id.clone(), "Invalid request: method must be a string"))?;
+        let notification = id.is_none();
+        let method: String = serde_json::from_str(raw_method.get()).map_err(|_| DecodeError {
+            notification,
+            ..invalid(id.clone(), "Invalid request: method must be a string")
+        })?;
         let params = match env.params.0 {
             None => None,
             Some(raw) if raw.get() == "null" => None,
@@ -213,6 +220,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
             Some(_) => {
                 return Err(DecodeError {
                     id,
+                    notification,
                     error: McpError::invalid_params("Invalid params: params must be an object"),
                 })
             }

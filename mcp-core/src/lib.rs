@@ -4,6 +4,8 @@
 //! Most users depend on the `mcp` facade crate, which re-exports this one.
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod __private;
 pub mod client;
 pub mod engine;
 pub mod era;
@@ -11,6 +13,7 @@ mod error;
 pub mod jsonrpc;
 pub mod lowlevel;
 mod serve;
+pub mod server;
 pub mod transport;
 pub mod types;
 

@@ -57,7 +57,15 @@ impl Client {
 
     /// `resources/templates/list`, first page.
     pub async fn list_resource_templates(&self) -> Result<ListResourceTemplatesResult, McpError> {
-        self.request_typed("resources/templates/list", page(None))
+        self.list_resource_templates_page(None).await
+    }
+
+    /// `resources/templates/list` from `cursor`.
+    pub async fn list_resource_templates_page(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.request_typed("resources/templates/list", page(cursor))
             .await
     }
 
@@ -81,7 +89,15 @@ impl Client {
 
     /// `prompts/list`, first page.
     pub async fn list_prompts(&self) -> Result<ListPromptsResult, McpError> {
-        self.request_typed("prompts/list", page(None)).await
+        self.list_prompts_page(None).await
+    }
+
+    /// `prompts/list` from `cursor`.
+    pub async fn list_prompts_page(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListPromptsResult, McpError> {
+        self.request_typed("prompts/list", page(cursor)).await
     }
 
     /// `prompts/get` with string arguments.

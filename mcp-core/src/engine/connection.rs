@@ -87,12 +87,30 @@ where
 
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut read_error = None;
+    // A request that arrived when every slot was taken. While it waits, the reader goes on
+    // reading, so responses to the server's own requests and cancellations still get through;
+    // a second request stops the reading until a slot frees (backpressure).
+    let mut parked: Option<Work> = None;
     loop {
-        let Ok(permit) = permits.clone().acquire_owned().await else {
-            break;
+        let frame = match parked.take() {
+            None => lines.next().await,
+            Some(work) => {
+                tokio::select! {
+                    biased;
+                    permit = permits.clone().acquire_owned() => {
+                        let Ok(permit) = permit else { break };
+                        conn.start(work, permit).await;
+                        continue;
+                    }
+                    frame = lines.next() => {
+                        parked = Some(work);
+                        frame
+                    }
+                }
+            }
         };
-        match lines.next().await {
-            Ok(Some(Frame::Line(bytes))) => conn.on_message(&bytes, permit).await,
+        let work = match frame {
+            Ok(Some(Frame::Line(bytes))) => conn.route(&bytes).await,
             Ok(Some(Frame::TooLong)) => {
                 let e = McpError::invalid_request(format!(
                     "Invalid request: message exceeds {} bytes",
@@ -100,19 +118,37 @@ where
                 ));
                 conn.send(jsonrpc::encode_error(None, &e.to_wire(false)))
                     .await;
+                None
             }
             Ok(None) => break,
             Err(e) => {
                 read_error = Some(e);
                 break;
             }
+        };
+        let Some(work) = work else { continue };
+        if let Some(waiting) = parked.take() {
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                break;
+            };
+            conn.start(waiting, permit).await;
+        }
+        match permits.clone().try_acquire_owned() {
+            Ok(permit) => conn.start(work, permit).await,
+            Err(_) => parked = Some(work),
         }
     }
 
-    // The peer is gone: long-lived streams end now, everything else finishes first.
+    // The peer is gone: nothing it could still answer will arrive, long-lived streams end now,
+    // and everything else finishes first.
+    conn.session.mark_closed();
+    if let Some(work) = parked.take() {
+        if let Ok(permit) = permits.clone().acquire_owned().await {
+            conn.start(work, permit).await;
+        }
+    }
     conn.abort_long_lived();
     let _all = permits.acquire_many(max_in_flight as u32).await;
-    conn.session.mark_closed();
     if conn.session.was_connected() {
         run_hooks(&conn.server.server.on_close, &conn.session);
     }
@@ -122,6 +158,19 @@ where
         Some(e) => Err(e),
         None => write_result,
     }
+}
+
+/// A message that needs a slot to run.
+enum Work {
+    Request {
+        id: RequestId,
+        method: String,
+        params: Option<Box<serde_json::value::RawValue>>,
+    },
+    Notification {
+        method: String,
+        params: Option<Box<serde_json::value::RawValue>>,
+    },
 }
 
 impl<S: Send + Sync + 'static> Conn<S> {
@@ -143,16 +192,43 @@ impl<S: Send + Sync + 'static> Conn<S> {
         let _ = self.sink.send(line).await;
     }
 
-    async fn on_message(self: &Arc<Self>, bytes: &[u8], permit: OwnedSemaphorePermit) {
+    /// Handles what needs no slot (errors, responses, cancellations) and returns the rest.
+    async fn route(self: &Arc<Self>, bytes: &[u8]) -> Option<Work> {
         match jsonrpc::decode(bytes) {
+            Err(e) if e.notification => {
+                tracing::debug!(error = %e.error, "malformed notification ignored");
+                None
+            }
             Err(e) => {
                 self.send(jsonrpc::encode_error(
                     e.id.as_ref(),
                     &e.error.to_wire(false),
                 ))
-                .await
+                .await;
+                None
             }
-            Ok(Message::Request { id, method, params }) if method == "initialize" => {
+            Ok(Message::Request { id, method, params }) => {
+                Some(Work::Request { id, method, params })
+            }
+            Ok(Message::Notification { method, params }) => {
+                if method == "notifications/cancelled" {
+                    self.cancel(params.as_deref());
+                }
+                Some(Work::Notification { method, params })
+            }
+            Ok(Message::Response { id, outcome }) => {
+                if !self.session.resolve(&id, outcome) {
+                    tracing::debug!(%id, "response to no pending request ignored");
+                }
+                None
+            }
+        }
+    }
+
+    /// Runs a request or notification in its slot.
+    async fn start(self: &Arc<Self>, work: Work, permit: OwnedSemaphorePermit) {
+        match work {
+            Work::Request { id, method, params } if method == "initialize" => {
                 // The handshake runs in order: later requests depend on the session it opens.
                 let line = dispatch::handle_request(self.origin(), id, method, params).await;
                 self.send(line).await;
@@ -161,23 +237,15 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 }
                 drop(permit);
             }
-            Ok(Message::Request { id, method, params }) => {
+            Work::Request { id, method, params } => {
                 self.spawn_request(id, method, params, permit).await
             }
-            Ok(Message::Notification { method, params }) => {
-                if method == "notifications/cancelled" {
-                    self.cancel(params.as_deref());
-                }
+            Work::Notification { method, params } => {
                 let conn = self.clone();
                 tokio::spawn(async move {
                     dispatch::handle_notification(conn.origin(), method, params).await;
                     drop(permit);
                 });
-            }
-            Ok(Message::Response { id, outcome }) => {
-                if !self.session.resolve(&id, outcome) {
-                    tracing::debug!(%id, "response to no pending request ignored");
-                }
             }
         }
     }

@@ -47,11 +47,35 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     };
     let outcome = CatchUnwind::new(next(0).run(msg)).await;
     match outcome {
-        Ok(Ok(value)) => jsonrpc::encode_result(&id, &value),
+        Ok(Ok(mut value)) => {
+            if info.era == Era::Modern {
+                // A middleware owns what it returns (it may strip the serverInfo stamp), but a
+                // 2026 result always says what it is.
+                ensure_result_type(&mut value);
+            }
+            jsonrpc::encode_result(&id, &value)
+        }
         Ok(Err(e)) => error_line(Some(&id), &info.method, &e, origin.surface_internal),
         Err(panic) => {
             let e = McpError::internal(format!("handler panicked: {panic}"));
             error_line(Some(&id), &info.method, &e, origin.surface_internal)
+        }
+    }
+}
+
+fn ensure_result_type(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.entry("resultType")
+                .or_insert_with(|| Value::from("complete"));
+        }
+        other => {
+            let mut map = serde_json::Map::new();
+            map.insert("resultType".into(), Value::from("complete"));
+            if !other.is_null() {
+                tracing::warn!("a middleware answered with a non-object result; replaced by {{}}");
+            }
+            *other = Value::Object(map);
         }
     }
 }

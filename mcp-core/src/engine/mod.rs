@@ -9,7 +9,7 @@
 pub(crate) mod connection;
 pub(crate) mod dispatch;
 mod stamp;
-mod unwind;
+pub(crate) mod unwind;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

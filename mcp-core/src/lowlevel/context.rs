@@ -139,9 +139,12 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         self.info.server.instructions()
     }
 
-    /// The `progressToken` of this request, if the client asked for progress.
+    /// The `progressToken` of this request, if the client asked for progress (a string or an
+    /// integer; any other value is ignored).
     pub fn progress_token(&self) -> Option<&Value> {
-        self.meta()?.get("progressToken")
+        self.meta()?
+            .get("progressToken")
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
     }
 
     /// Sends a notification on this request's stream. On a 2026 `subscriptions/listen` stream

@@ -36,7 +36,11 @@ where
             let fut = handler(ctx, p);
             Box::pin(async move {
                 let result = fut.await?;
-                serde_json::to_value(result).map_err(McpError::other)
+                match serde_json::to_value(result).map_err(McpError::other)? {
+                    // `()` and `None` answer `{}`: a JSON-RPC result is an object.
+                    serde_json::Value::Null => Ok(serde_json::Value::Object(Default::default())),
+                    value => Ok(value),
+                }
             })
         }
         Err(e) => Box::pin(std::future::ready(Err(e))),

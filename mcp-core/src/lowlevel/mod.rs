@@ -18,6 +18,7 @@ mod slots;
 pub use cache::{CacheHint, CacheScope, CACHEABLE_METHODS};
 pub(crate) use context::CallInfo;
 pub use context::{NotificationContext, RequestContext};
+pub(crate) use handler::erase_request;
 pub use handler::BoxFuture;
 pub use middleware::{Incoming, Middleware, Next};
 pub use params::Params;

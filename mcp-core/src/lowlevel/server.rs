@@ -270,6 +270,11 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
+    /// Installs an already-erased handler (the high-level registries use this).
+    pub(crate) fn set_request_handler(&mut self, method: &str, handler: ErasedRequest<S>) {
+        self.requests.insert(method.to_owned(), handler);
+    }
+
     /// Removes the handler of request `method` (a later call answers `-32601`).
     pub fn remove_request_handler(&mut self, method: &str) -> &mut Self {
         self.requests.remove(method);

@@ -194,11 +194,13 @@ impl Session {
         drop(pending);
     }
 
-    /// Sends a notification to this session's client (list changes, resource updates).
+    /// Sends a notification to this session's client (list changes, resource updates); 2025
+    /// sessions only.
     ///
     /// On the 2026 wire a server sends notifications only on a request's own stream; use the
     /// request's [`RequestContext`](crate::lowlevel::RequestContext) there.
     pub async fn notify<P: Serialize>(&self, method: &str, params: P) -> Result<(), McpError> {
+        self.require_legacy("notifications outside a request")?;
         let params = serde_json::to_value(params)?;
         let line = jsonrpc::encode_notification(method, Some(&params));
         self.inner
@@ -209,12 +211,14 @@ impl Session {
     }
 
     /// Sends a request to the client and waits for its answer (2025 server-to-client requests:
-    /// `roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`).
+    /// `roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`). Fails on a session
+    /// that is not a 2025 one, and when the connection closes before the answer.
     pub async fn request<P: Serialize, R: serde::de::DeserializeOwned>(
         &self,
         method: &str,
         params: P,
     ) -> Result<R, McpError> {
+        self.require_legacy("server-to-client requests")?;
         let id = RequestId::String(
             format!(
                 "s-{}",
@@ -240,6 +244,16 @@ impl Session {
             Err(_) => Err(McpError::internal(
                 "the session closed before the client answered",
             )),
+        }
+    }
+
+    /// The 2026 wire has neither server-to-client requests nor notifications outside a request.
+    fn require_legacy(&self, what: &str) -> Result<(), McpError> {
+        match self.era() {
+            Some(Era::Legacy) => Ok(()),
+            _ => Err(McpError::internal(format!(
+                "{what} exist only in a 2025 session (initialize); this session is not one"
+            ))),
         }
     }
 

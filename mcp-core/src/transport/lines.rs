@@ -11,9 +11,14 @@ pub(crate) enum Frame {
 }
 
 /// Reads newline-delimited messages, never buffering more than `max` bytes of one message.
+///
+/// Cancel-safe: a partly read line is kept in the reader, so dropping a pending `next()` (in a
+/// `select!`) loses nothing.
 pub(crate) struct LineReader<R> {
     inner: BufReader<R>,
     max: usize,
+    line: Vec<u8>,
+    too_long: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -21,6 +26,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         Self {
             inner: BufReader::with_capacity(64 * 1024, reader),
             max,
+            line: Vec::new(),
+            too_long: false,
         }
     }
 
@@ -35,11 +42,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     async fn next_raw(&mut self) -> std::io::Result<Option<Frame>> {
-        let mut line = Vec::new();
-        let mut too_long = false;
         loop {
             let available = self.inner.fill_buf().await?;
             if available.is_empty() {
+                let too_long = std::mem::take(&mut self.too_long);
+                let line = std::mem::take(&mut self.line);
                 return Ok(match (too_long, line.is_empty()) {
                     (true, _) => Some(Frame::TooLong),
                     (false, true) => None,
@@ -50,19 +57,20 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 Some(i) => (&available[..i], i + 1, true),
                 None => (available, available.len(), false),
             };
-            if !too_long {
-                if line.len() + chunk.len() > self.max {
-                    too_long = true;
-                    line = Vec::new();
+            if !self.too_long {
+                if self.line.len() + chunk.len() > self.max {
+                    self.too_long = true;
+                    self.line = Vec::new();
                 } else {
-                    line.extend_from_slice(chunk);
+                    self.line.extend_from_slice(chunk);
                 }
             }
             self.inner.consume(used);
             if done {
-                if too_long {
+                if std::mem::take(&mut self.too_long) {
                     return Ok(Some(Frame::TooLong));
                 }
+                let mut line = std::mem::take(&mut self.line);
                 if line.last() == Some(&b'\r') {
                     line.pop();
                 }

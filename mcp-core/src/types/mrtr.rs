@@ -18,7 +18,7 @@ pub struct InputRequest {
 
 /// A result that pauses a `tools/call`, `prompts/get` or `resources/read` until the client
 /// answers (`resultType: "input_required"`, set by this type's serialization).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequiredResult {
     /// Always `"input_required"`.
@@ -39,12 +39,20 @@ fn input_required() -> String {
     "input_required".to_owned()
 }
 
+impl Default for InputRequiredResult {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl InputRequiredResult {
     /// An empty `input_required` result (add requests or state before returning it).
     pub fn new() -> Self {
         Self {
             result_type: input_required(),
-            ..Self::default()
+            input_requests: None,
+            request_state: None,
+            meta: None,
         }
     }
 }

@@ -1,0 +1,282 @@
+//! [`McpServer`]: the high-level server. Registries for tools, built on the low-level table.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::output::ErrorRoute;
+use super::registry::{ListChange, Registry};
+use super::tool::{IntoTool, IntoTools};
+use crate::engine::unwind::CatchUnwind;
+use crate::era::Era;
+use crate::error::McpError;
+use crate::lowlevel::{erase_request, RequestContext, Server};
+use crate::serve::IntoServer;
+use crate::types::*;
+
+/// The high-level MCP server.
+///
+/// It owns a low-level [`Server`] and installs ordinary handlers into it (`tools/list`,
+/// `tools/call`, `subscriptions/listen`); [`lowlevel`](Self::lowlevel) hands you that table to
+/// replace one method and keep the rest.
+///
+/// ```
+/// use mcp_core::server::{McpServer, ToolDef};
+/// use mcp_core::types::CallToolResult;
+/// use serde_json::json;
+///
+/// let hello = ToolDef::from_schema("hello", json!({"type": "object"}), |_, _| async {
+///     Ok(CallToolResult::text("Hello!"))
+/// }).unwrap();
+/// let mut server = McpServer::new("greeter").version("1.0.0").tool(hello);
+/// server.lowlevel().add_request_handler("greeter/ping", |_, _: serde_json::Value| async {
+///     Ok(json!({"pong": true}))
+/// }).unwrap();
+/// ```
+pub struct McpServer<S = ()> {
+    lowlevel: Server<S>,
+    registry: Arc<Registry<S>>,
+}
+
+impl McpServer<()> {
+    /// A server named `name` without lifespan state.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self::from_lowlevel(Server::new(name))
+    }
+}
+
+impl<S: Send + Sync + 'static> McpServer<S> {
+    /// A server whose tools can take `RequestContext<S>` and read the state `enter` builds.
+    pub fn with_lifespan<F, Fut>(name: impl Into<String>, enter: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<S, McpError>> + Send + 'static,
+    {
+        Self::from_lowlevel(Server::with_lifespan(name, enter))
+    }
+
+    fn from_lowlevel(mut lowlevel: Server<S>) -> Self {
+        let registry = Arc::new(Registry::new());
+        install_tools(&mut lowlevel, &registry);
+        let (opened, closed) = (registry.clone(), registry.clone());
+        lowlevel
+            .tools_list_changed(true)
+            .on_connect(move |s| opened.session_opened(s))
+            .on_close(move |s| closed.session_closed(&s));
+        Self { lowlevel, registry }
+    }
+
+    /// Sets the version reported in `serverInfo`.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.lowlevel = self.lowlevel.version(version);
+        self
+    }
+
+    /// Sets the display title reported in `serverInfo`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.lowlevel = self.lowlevel.title(title);
+        self
+    }
+
+    /// Sets the instructions.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.lowlevel = self.lowlevel.instructions(instructions);
+        self
+    }
+
+    /// Serves `tools/list` in pages of `size` tools (default: one page with every tool).
+    pub fn page_size(self, size: usize) -> Self {
+        *self
+            .registry
+            .page_size
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some(size);
+        self
+    }
+
+    /// Adds a tool (a `#[tool]` function or a [`ToolDef`]). A tool with the same name replaces
+    /// the earlier one.
+    pub fn tool(self, tool: impl IntoTool<S>) -> Self {
+        self.registry.insert(tool.into_tool());
+        self
+    }
+
+    /// Adds every tool of a `#[tools]` impl block's value.
+    pub fn tools(self, tools: impl IntoTools<S>) -> Self {
+        for tool in tools.into_tools() {
+            self.registry.insert(tool);
+        }
+        self
+    }
+
+    /// The low-level handler table, to replace one method by hand and keep the rest.
+    pub fn lowlevel(&mut self) -> &mut Server<S> {
+        &mut self.lowlevel
+    }
+
+    /// A handle that changes the tools while the server runs.
+    pub fn handle(&self) -> ServerHandle<S> {
+        ServerHandle {
+            registry: self.registry.clone(),
+        }
+    }
+
+    /// The names of the registered tools, in order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.registry.names()
+    }
+
+    /// Serves on stdin/stdout until stdin closes.
+    pub async fn serve_stdio(self) -> crate::Result<()> {
+        crate::transport::serve_stdio(self).await
+    }
+}
+
+impl<S: Send + Sync + 'static> IntoServer for McpServer<S> {
+    type State = S;
+
+    fn into_server(self) -> Server<S> {
+        self.lowlevel
+    }
+}
+
+/// Changes a running server's tools; every change sends the list-changed notification the era
+/// uses (2025: to every session; 2026: to every `subscriptions/listen` stream that asked).
+pub struct ServerHandle<S> {
+    registry: Arc<Registry<S>>,
+}
+
+impl<S> Clone for ServerHandle<S> {
+    fn clone(&self) -> Self {
+        Self {
+            registry: self.registry.clone(),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> ServerHandle<S> {
+    /// Adds (or replaces) a tool.
+    pub fn add_tool(&self, tool: impl IntoTool<S>) {
+        self.registry.insert(tool.into_tool());
+        self.registry.announce(ListChange::Tools);
+    }
+
+    /// Removes a tool; false if none had that name (nothing is announced then).
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.registry.remove(name);
+        if removed {
+            self.registry.announce(ListChange::Tools);
+        }
+        removed
+    }
+}
+
+fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Arc<Registry<S>>) {
+    let reg = registry.clone();
+    server.set_request_handler(
+        "tools/list",
+        erase_request(move |ctx: RequestContext<S>, p: PaginatedRequestParams| {
+            let page = reg.list(ctx.era(), p.cursor.as_deref());
+            async move { page }
+        }),
+    );
+    let reg = registry.clone();
+    server.set_request_handler(
+        "tools/call",
+        erase_request(move |ctx: RequestContext<S>, p: CallToolRequestParams| {
+            let reg = reg.clone();
+            async move { call_tool(&reg, ctx, p).await }
+        }),
+    );
+    let reg = registry.clone();
+    server.on_subscriptions_listen(move |ctx, p| {
+        let reg = reg.clone();
+        async move { listen(&reg, ctx, p.notifications).await }
+    });
+}
+
+async fn call_tool<S: Send + Sync + 'static>(
+    registry: &Registry<S>,
+    ctx: RequestContext<S>,
+    params: CallToolRequestParams,
+) -> Result<CallToolResult, McpError> {
+    let name = params.name;
+    let Some(def) = registry.get(&name) else {
+        return Ok(CallToolResult::error(format!("Unknown tool: {name}")));
+    };
+    let mut args = Value::Object(params.arguments.unwrap_or_default());
+    if let Some(validator) = &def.input {
+        if let Err(reason) = validator.validate(&args) {
+            return Ok(CallToolResult::error(reason));
+        }
+    }
+    let args = match args.take() {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    };
+    let era = ctx.era();
+    let failed = || CallToolResult::error(format!("Error executing tool {name}"));
+    let mut result = match CatchUnwind::new((def.handler)(ctx, args)).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(ErrorRoute::Tool(message))) => return Ok(CallToolResult::error(message)),
+        Ok(Err(ErrorRoute::Protocol(e))) => return Err(e),
+        Ok(Err(ErrorRoute::Internal(detail))) => {
+            tracing::error!(tool = %name, error = %detail, "tool failed");
+            return Ok(failed());
+        }
+        Err(panic) => {
+            tracing::error!(tool = %name, panic, "tool panicked");
+            return Ok(failed());
+        }
+    };
+    if let (Some(validator), false) = (&def.output, result.is_error) {
+        let checked = match &result.structured_content {
+            Some(value) => validator.validate(value),
+            None => Err("no structuredContent was returned".to_owned()),
+        };
+        if let Err(reason) = checked {
+            tracing::error!(tool = %name, reason, "tool output does not match its outputSchema");
+            return Ok(failed());
+        }
+    }
+    if era == Era::Legacy && def.legacy_output.is_some() {
+        if let Some(value) = result.structured_content.take() {
+            result.structured_content = Some(json!({ "result": value }));
+        }
+    }
+    Ok(result)
+}
+
+async fn listen<S: Send + Sync + 'static>(
+    registry: &Registry<S>,
+    ctx: RequestContext<S>,
+    filter: SubscriptionFilter,
+) -> Result<SubscriptionsListenResult, McpError> {
+    let tools = filter.tools_list_changed == Some(true);
+    let honoured = SubscriptionFilter {
+        tools_list_changed: tools.then_some(true),
+        ..SubscriptionFilter::default()
+    };
+    let mut changes = registry.subscribe();
+    ctx.notify(
+        "notifications/subscriptions/acknowledged",
+        SubscriptionsAcknowledgedParams {
+            notifications: honoured,
+            meta: None,
+        },
+    )
+    .await?;
+    loop {
+        match changes.recv().await {
+            Ok(ListChange::Tools) if tools => {
+                ctx.notify("notifications/tools/list_changed", json!({}))
+                    .await?
+            }
+            Ok(_) | Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => break,
+        }
+    }
+    Ok(SubscriptionsListenResult::default())
+}

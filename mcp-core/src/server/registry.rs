@@ -1,0 +1,184 @@
+//! The tool registry: tools in registration order, the `tools/list` pages built once per change
+//! (one per era), the sessions and listen streams told about changes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use super::tool::ToolDef;
+use crate::era::Era;
+use crate::error::McpError;
+use crate::lowlevel::Session;
+
+/// A change a list-changed notification announces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListChange {
+    /// The tool list changed.
+    Tools,
+}
+
+struct ToolSet<S> {
+    tools: Vec<Arc<ToolDef<S>>>,
+    index: HashMap<String, usize>,
+    modern_page: Arc<Vec<Value>>,
+    legacy_page: Arc<Vec<Value>>,
+}
+
+impl<S: Send + Sync + 'static> ToolSet<S> {
+    fn rebuild(&mut self) {
+        self.index = self
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.tool.name.clone(), i))
+            .collect();
+        let encode = |tool: &crate::types::Tool| serde_json::to_value(tool).unwrap_or(Value::Null);
+        self.modern_page = Arc::new(self.tools.iter().map(|t| encode(&t.tool)).collect());
+        self.legacy_page = Arc::new(
+            self.tools
+                .iter()
+                .map(|t| encode(&t.legacy_definition()))
+                .collect(),
+        );
+    }
+}
+
+pub(crate) struct Registry<S> {
+    tools: RwLock<ToolSet<S>>,
+    pub(crate) page_size: RwLock<Option<usize>>,
+    sessions: Mutex<Vec<Session>>,
+    changes: broadcast::Sender<ListChange>,
+}
+
+impl<S: Send + Sync + 'static> Registry<S> {
+    pub(crate) fn new() -> Self {
+        Self {
+            tools: RwLock::new(ToolSet {
+                tools: Vec::new(),
+                index: HashMap::new(),
+                modern_page: Arc::default(),
+                legacy_page: Arc::default(),
+            }),
+            page_size: RwLock::new(None),
+            sessions: Mutex::new(Vec::new()),
+            changes: broadcast::channel(64).0,
+        }
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, ToolSet<S>> {
+        self.tools.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, ToolSet<S>> {
+        self.tools.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds (or replaces, keeping its place) a tool.
+    pub(crate) fn insert(&self, tool: ToolDef<S>) {
+        let mut set = self.write();
+        let tool = Arc::new(tool);
+        match set.index.get(&tool.tool.name) {
+            Some(&i) => set.tools[i] = tool,
+            None => set.tools.push(tool),
+        }
+        set.rebuild();
+    }
+
+    /// Removes a tool; false if there was none by that name.
+    pub(crate) fn remove(&self, name: &str) -> bool {
+        let mut set = self.write();
+        let Some(&i) = set.index.get(name) else {
+            return false;
+        };
+        set.tools.remove(i);
+        set.rebuild();
+        true
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<Arc<ToolDef<S>>> {
+        let set = self.read();
+        set.index.get(name).map(|&i| set.tools[i].clone())
+    }
+
+    /// The names of the tools, in order.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.read()
+            .tools
+            .iter()
+            .map(|t| t.tool.name.clone())
+            .collect()
+    }
+
+    /// One page of `tools/list` for `era`, from the prebuilt page.
+    pub(crate) fn list(&self, era: Era, cursor: Option<&str>) -> Result<Value, McpError> {
+        let page = match era {
+            Era::Modern => self.read().modern_page.clone(),
+            Era::Legacy => self.read().legacy_page.clone(),
+        };
+        let size = self
+            .page_size
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or(usize::MAX)
+            .max(1);
+        let start = match cursor {
+            None => 0,
+            Some(c) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n <= page.len())
+                .ok_or_else(|| McpError::invalid_params(format!("Invalid cursor: {c}")))?,
+        };
+        let end = start.saturating_add(size).min(page.len());
+        let mut result = json!({ "tools": &page[start..end] });
+        if end < page.len() {
+            result["nextCursor"] = Value::String(end.to_string());
+        }
+        Ok(result)
+    }
+
+    pub(crate) fn session_opened(&self, session: Session) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(session);
+    }
+
+    pub(crate) fn session_closed(&self, session: &Session) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|s| s != session);
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ListChange> {
+        self.changes.subscribe()
+    }
+
+    /// Tells every 2025 session and every 2026 listen stream that a list changed.
+    pub(crate) fn announce(&self, change: ListChange) {
+        let method = match change {
+            ListChange::Tools => "notifications/tools/list_changed",
+        };
+        let sessions: Vec<Session> = self
+            .sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|s| s.era() == Some(Era::Legacy) && !s.is_closed())
+            .cloned()
+            .collect();
+        if !sessions.is_empty() {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    for session in sessions {
+                        let _ = session.notify(method, json!({})).await;
+                    }
+                });
+            }
+        }
+        let _ = self.changes.send(change);
+    }
+}

@@ -1,0 +1,198 @@
+//! [`ToolDef`]: one tool of the high-level server: its definition exactly as `tools/list` shows
+//! it, validators compiled once, and the handler.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::output::ErrorRoute;
+use super::schema::wrap_output_schema;
+use super::validate::SchemaValidator;
+use crate::error::McpError;
+use crate::lowlevel::{BoxFuture, RequestContext};
+use crate::types::{CallToolResult, Icon, JsonObject, Meta, Tool, ToolAnnotations};
+
+/// The erased handler of a tool: validated arguments in, a result (or a routed error) out.
+pub type ToolHandler<S> = Arc<
+    dyn Fn(RequestContext<S>, JsonObject) -> BoxFuture<Result<CallToolResult, ErrorRoute>>
+        + Send
+        + Sync,
+>;
+
+/// One tool: what `tools/list` shows, and how `tools/call` runs it.
+pub struct ToolDef<S> {
+    pub(crate) tool: Tool,
+    /// The 2025 form of the output schema when the 2026 one is not an object.
+    pub(crate) legacy_output: Option<JsonObject>,
+    pub(crate) input: Option<Arc<SchemaValidator>>,
+    pub(crate) output: Option<Arc<SchemaValidator>>,
+    pub(crate) handler: ToolHandler<S>,
+}
+
+impl<S> Clone for ToolDef<S> {
+    fn clone(&self) -> Self {
+        Self {
+            tool: self.tool.clone(),
+            legacy_output: self.legacy_output.clone(),
+            input: self.input.clone(),
+            output: self.output.clone(),
+            handler: self.handler.clone(),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> ToolDef<S> {
+    /// A tool whose input schema comes from elsewhere (a file, a database): `tools/list` shows
+    /// `input_schema` exactly as given and every call is validated against it.
+    ///
+    /// ```
+    /// use mcp_core::server::ToolDef;
+    /// use mcp_core::types::CallToolResult;
+    /// use serde_json::json;
+    ///
+    /// let tool = ToolDef::<()>::from_schema(
+    ///     "echo",
+    ///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    ///     |_ctx, args| async move { Ok(CallToolResult::text(args["text"].to_string())) },
+    /// ).unwrap().description("Echo the text back.");
+    /// assert_eq!(tool.definition().name, "echo");
+    /// ```
+    pub fn from_schema<F, Fut>(
+        name: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Result<Self, McpError>
+    where
+        F: Fn(RequestContext<S>, JsonObject) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
+        let handler: ToolHandler<S> = Arc::new(move |ctx, args| {
+            let fut = handler(ctx, args);
+            Box::pin(async move {
+                fut.await.map_err(|e| {
+                    if e.is_internal() {
+                        ErrorRoute::Internal(e.message().into_owned())
+                    } else {
+                        ErrorRoute::Protocol(e)
+                    }
+                })
+            })
+        });
+        Self::with_handler(name, input_schema, handler)
+    }
+
+    /// A tool with an erased handler (what `#[tool]` generates).
+    pub fn with_handler(
+        name: impl Into<String>,
+        input_schema: Value,
+        handler: ToolHandler<S>,
+    ) -> Result<Self, McpError> {
+        let Value::Object(schema) = input_schema else {
+            return Err(McpError::internal(
+                "a tool's input schema must be a JSON object",
+            ));
+        };
+        let validator = SchemaValidator::compile(&Value::Object(schema.clone()))?;
+        let tool = Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+        };
+        Ok(Self {
+            tool,
+            legacy_output: None,
+            input: Some(Arc::new(validator)),
+            output: None,
+            handler,
+        })
+    }
+
+    /// Sets the description (the model reads it).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Sets the behaviour hints.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.tool.icons = Some(icons);
+        self
+    }
+
+    /// Sets the tool's `_meta`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// Declares the output schema. Results are checked against it before they leave. A schema
+    /// that is not an object at the root is shown (and filled) as `{"result": ...}` to 2025
+    /// clients, whose schema requires objects.
+    pub fn output_schema(mut self, schema: Value, is_object: bool) -> Result<Self, McpError> {
+        let validator = SchemaValidator::compile(&schema)?;
+        self.legacy_output = match is_object {
+            true => None,
+            false => match wrap_output_schema(&schema) {
+                Value::Object(map) => Some(map),
+                _ => None,
+            },
+        };
+        self.tool.output_schema = match schema {
+            Value::Object(map) => Some(map),
+            _ => Some(Map::new()),
+        };
+        self.output = Some(Arc::new(validator));
+        Ok(self)
+    }
+
+    /// The definition as a 2026 client sees it.
+    pub fn definition(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// The definition as a 2025 client sees it (non-object output schemas wrapped).
+    pub(crate) fn legacy_definition(&self) -> Tool {
+        let mut tool = self.tool.clone();
+        if let Some(wrapped) = &self.legacy_output {
+            tool.output_schema = Some(wrapped.clone());
+        }
+        tool
+    }
+}
+
+/// Something that becomes one tool: a `#[tool]` function, or a [`ToolDef`].
+pub trait IntoTool<S> {
+    /// The tool.
+    fn into_tool(self) -> ToolDef<S>;
+}
+
+impl<S> IntoTool<S> for ToolDef<S> {
+    fn into_tool(self) -> ToolDef<S> {
+        self
+    }
+}
+
+/// Something that becomes several tools: a `#[tools]` impl block's value.
+pub trait IntoTools<S> {
+    /// The tools, in declaration order.
+    fn into_tools(self) -> Vec<ToolDef<S>>;
+}
