@@ -32,9 +32,10 @@
 //! ```
 #![warn(missing_docs)]
 
+extern crate self as mcp;
+
 pub use mcp_core::*;
-/// The procedural macros (`#[tool]`, `#[resource]`, `#[prompt]`).
-pub use mcp_macros as macros;
+pub use mcp_macros::{tool, tools};
 
 /// The names most programs need.
 pub mod prelude {
@@ -43,7 +44,9 @@ pub mod prelude {
     pub use mcp_core::lowlevel::{
         CacheHint, Incoming, Next, NotificationContext, RequestContext, Server, Session,
     };
+    pub use mcp_core::server::{McpServer, ToolError};
     pub use mcp_core::transport::serve_stdio;
     pub use mcp_core::types::*;
     pub use mcp_core::{IntoServer, McpError, Result};
+    pub use mcp_macros::{tool, tools};
 }

@@ -67,3 +67,40 @@ where
 pub fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
 }
+
+/// Parses a JSON object literal the macro already checked.
+pub fn json_object(text: &str) -> JsonObject {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(map)) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+/// Builds a generated tool. Its schema comes from the macro; if it does not compile (an invalid
+/// `pattern`), that is a mistake in the program, reported when the server is built.
+pub fn tool_def<S: Send + Sync + 'static>(
+    name: &str,
+    schema: Value,
+    handler: crate::server::ToolHandler<S>,
+) -> crate::server::ToolDef<S> {
+    match crate::server::ToolDef::with_handler(name, schema, handler) {
+        Ok(def) => def,
+        Err(e) => panic!("tool `{name}` has an invalid input schema: {}", e.message()),
+    }
+}
+
+/// Adds the output schema the return type produced.
+pub fn with_output<S: Send + Sync + 'static>(
+    def: crate::server::ToolDef<S>,
+    schema: Value,
+    is_object: bool,
+) -> crate::server::ToolDef<S> {
+    let name = def.definition().name.clone();
+    match def.output_schema(schema, is_object) {
+        Ok(def) => def,
+        Err(e) => panic!(
+            "tool `{name}` has an invalid output schema: {}",
+            e.message()
+        ),
+    }
+}

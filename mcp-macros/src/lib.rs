@@ -1,5 +1,241 @@
-//! Procedural macros of the `mcp` SDK.
+//! Procedural macros of the `mcp` SDK: `#[tool]` and `#[tools]`.
 //!
-//! The attribute macros (`#[tool]`, `#[resource]`, `#[prompt]`) land with the macro-layer issue;
-//! this crate already exists so that the facade's paths are stable.
+//! The generated code calls generic functions of the runtime through `::mcp::...` paths, so a
+//! program depends on the `mcp` crate only. Every mistake is reported at its own span, and the
+//! item is still emitted (with a placeholder registration) so one mistake gives one error.
 #![warn(missing_docs)]
+
+mod ast;
+mod attrs;
+mod ctxt;
+mod docs;
+mod expand;
+mod suggest;
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+
+use crate::ast::{parse_tool_fn, strip_arg_attrs, Receiver};
+use crate::attrs::parse_tool_attrs;
+use crate::ctxt::Ctxt;
+use crate::expand::{state_type, tool_def, Target};
+
+/// Turns a function into a tool: its name, doc comment and parameters become the tool's name,
+/// description and JSON Schema; every call is validated against that schema before the body
+/// runs. See the `mcp` crate documentation for the keys of `#[tool(...)]` and `#[arg(...)]`.
+///
+/// On a free function, the function becomes a unit struct of the same name that `McpServer::tool`
+/// accepts; the body stays callable as `name::call(...)`.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_free_tool(args.into(), input.into()).into()
+}
+
+/// Marks an impl block whose `#[tool]` methods are tools sharing `&self`; the value (or an
+/// `Arc` of it) is given to `McpServer::tools`.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_tools_impl(args.into(), input.into()).into()
+}
+
+fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
+    let cx = Ctxt::default();
+    let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let span = match syn::parse2::<syn::Item>(input.clone()) {
+                Ok(item) => item_keyword_span(&item),
+                Err(_) => proc_macro2::Span::call_site(),
+            };
+            let e = syn::Error::new(
+                span,
+                "#[tool] goes on a function (`async fn` or `fn`); for methods that share state, put #[tools] on the impl block and #[tool] on each method",
+            );
+            let mut out = e.to_compile_error();
+            out.extend(input);
+            return out;
+        }
+    };
+    let attrs = parse_tool_attrs(&cx, args);
+    let param_attrs = strip_arg_attrs(&mut item.sig);
+    if let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first() {
+        cx.error(r, "#[tool] on a method needs #[tools] on its impl block");
+    }
+    let tool = parse_tool_fn(&cx, &item.sig, &item.attrs, &param_attrs, attrs);
+
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+    let docs: Vec<_> = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let mut call = item.clone();
+    call.sig.ident = format_ident!("call", span = ident.span());
+    let state = state_type(&tool);
+    let (impl_generics, state_ty) = match &state {
+        Some(s) => (quote!(), s.clone()),
+        None => (
+            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
+            quote!(__S),
+        ),
+    };
+    let body = if cx.has_errors() {
+        quote!(::std::unreachable!("this tool did not compile"))
+    } else {
+        tool_def(&tool, Target::Free(ident), &state_ty)
+    };
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+
+        impl #ident {
+            #call
+        }
+
+        const _: () = {
+            impl #impl_generics ::mcp::server::IntoTool<#state_ty> for #ident {
+                fn into_tool(self) -> ::mcp::server::ToolDef<#state_ty> {
+                    #body
+                }
+            }
+        };
+    }
+}
+
+fn item_keyword_span(item: &syn::Item) -> proc_macro2::Span {
+    match item {
+        syn::Item::Struct(s) => s.struct_token.span,
+        syn::Item::Enum(e) => e.enum_token.span,
+        syn::Item::Impl(i) => i.impl_token.span,
+        syn::Item::Mod(m) => m.mod_token.span,
+        syn::Item::Trait(t) => t.trait_token.span,
+        syn::Item::Const(c) => c.const_token.span,
+        syn::Item::Static(s) => s.static_token.span,
+        syn::Item::Type(t) => t.type_token.span,
+        syn::Item::Use(u) => u.use_token.span,
+        other => other.span(),
+    }
+}
+
+fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
+    let cx = Ctxt::default();
+    if !args.is_empty() {
+        cx.error(
+            &args,
+            "#[tools] takes no arguments; configure each tool with #[tool(...)]",
+        );
+    }
+    let mut item: syn::ItemImpl = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let mut out = syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "#[tools] goes on an impl block: `#[tools] impl MyServer { #[tool] async fn ... }`",
+            )
+            .to_compile_error();
+            out.extend(input);
+            return out;
+        }
+    };
+    if item.trait_.is_some() {
+        cx.error(
+            &item.self_ty,
+            "#[tools] goes on an inherent impl block (`impl MyServer`), not a trait impl",
+        );
+    }
+    if !item.generics.params.is_empty() {
+        cx.error(
+            &item.generics,
+            "#[tools] does not support generic impl blocks",
+        );
+    }
+    let self_ty = (*item.self_ty).clone();
+    let mut tools = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for impl_item in &mut item.items {
+        let syn::ImplItem::Fn(method) = impl_item else {
+            continue;
+        };
+        let Some(pos) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else {
+            continue;
+        };
+        let attr = method.attrs.remove(pos);
+        let args = match &attr.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => TokenStream2::new(),
+        };
+        let attrs = parse_tool_attrs(&cx, args);
+        let param_attrs = strip_arg_attrs(&mut method.sig);
+        let tool = parse_tool_fn(&cx, &method.sig, &method.attrs, &param_attrs, attrs);
+        if names.contains(&tool.name) {
+            cx.error_at(
+                tool.name_span,
+                format!("two tools in this impl block are named `{}`; rename one with #[tool(name = \"...\")]", tool.name),
+            );
+        }
+        names.push(tool.name.clone());
+        tools.push(tool);
+    }
+    if tools.is_empty() && !cx.has_errors() {
+        cx.error(
+            &item.self_ty,
+            "this #[tools] impl block has no #[tool] method",
+        );
+    }
+
+    // Every tool of the block serves the same state type.
+    let mut state: Option<TokenStream2> = None;
+    for tool in &tools {
+        if let Some(s) = state_type(tool) {
+            match &state {
+                Some(prev) if prev.to_string() != s.to_string() => cx.error_at(
+                    tool.span(),
+                    format!("every tool of one impl block takes the same `RequestContext<...>`; this one differs from `RequestContext<{prev}>`"),
+                ),
+                _ => state = Some(s),
+            }
+        }
+    }
+    let (impl_generics, state_ty) = match &state {
+        Some(s) => (quote!(), s.clone()),
+        None => (
+            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
+            quote!(__S),
+        ),
+    };
+    let body = if cx.has_errors() {
+        quote!(::std::unreachable!("these tools did not compile"))
+    } else {
+        let defs = tools.iter().map(|t| {
+            let needs_this = matches!(t.receiver, Receiver::Ref);
+            let def = tool_def(t, Target::Method(&self_ty), &state_ty);
+            if needs_this {
+                quote!({ let __this = __this.clone(); #def })
+            } else {
+                def
+            }
+        });
+        quote!(::std::vec![#(#defs),*])
+    };
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #item
+
+        const _: () = {
+            impl #impl_generics ::mcp::server::ToolSet<#state_ty> for #self_ty {
+                #[allow(unused_variables)]
+                fn tool_defs(__this: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::mcp::server::ToolDef<#state_ty>> {
+                    #body
+                }
+            }
+        };
+    }
+}

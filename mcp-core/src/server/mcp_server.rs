@@ -8,7 +8,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::output::ErrorRoute;
 use super::registry::{ListChange, Registry};
-use super::tool::{IntoTool, IntoTools};
+use super::tool::{IntoTool, IntoTools, ToolSet};
 use crate::engine::unwind::CatchUnwind;
 use crate::era::Era;
 use crate::error::McpError;
@@ -106,6 +106,14 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// Adds every tool of a `#[tools]` impl block's value.
     pub fn tools(self, tools: impl IntoTools<S>) -> Self {
         for tool in tools.into_tools() {
+            self.registry.insert(tool);
+        }
+        self
+    }
+
+    /// Adds every tool of a `#[tools]` impl block whose value you keep an `Arc` of.
+    pub fn tools_shared<T: ToolSet<S>>(self, tools: Arc<T>) -> Self {
+        for tool in T::tool_defs(tools) {
             self.registry.insert(tool);
         }
         self

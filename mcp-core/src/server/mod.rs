@@ -12,6 +12,6 @@ mod validate;
 pub use mcp_server::{McpServer, ServerHandle};
 pub use registry::ListChange;
 pub use schema::{output_schema, wrap_output_schema, ArgSpec, ArgsSchema};
-pub use tool::{IntoTool, IntoTools, ToolDef, ToolHandler};
+pub use tool::{IntoTool, IntoTools, ToolDef, ToolHandler, ToolSet};
 pub use tool_error::ToolError;
 pub use validate::SchemaValidator;

@@ -196,3 +196,16 @@ pub trait IntoTools<S> {
     /// The tools, in declaration order.
     fn into_tools(self) -> Vec<ToolDef<S>>;
 }
+
+/// The tools of a `#[tools]` impl block, sharing one `Arc` of the value (what the macro
+/// implements).
+pub trait ToolSet<S>: Send + Sync + 'static {
+    /// The tools, in declaration order, each holding a clone of `this`.
+    fn tool_defs(this: Arc<Self>) -> Vec<ToolDef<S>>;
+}
+
+impl<S, T: ToolSet<S>> IntoTools<S> for T {
+    fn into_tools(self) -> Vec<ToolDef<S>> {
+        T::tool_defs(Arc::new(self))
+    }
+}

@@ -1,0 +1,115 @@
+//! The bookshop of the seeds, high level: two tools sharing state in an impl block, argument
+//! constraints from `#[arg]`, a structured result from a `Serialize + JsonSchema` type.
+//!
+//! Run: `cargo run --example bookshop` (serves over stdio).
+
+use std::sync::Mutex;
+
+use mcp::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A book in the catalog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Book {
+    /// The title.
+    pub title: String,
+    /// Who wrote it.
+    pub author: String,
+    /// Year of first publication.
+    pub year: i32,
+}
+
+/// The shop's state, shared by its tools.
+pub struct Bookshop {
+    books: Mutex<Vec<Book>>,
+}
+
+impl Bookshop {
+    /// A shop with three books.
+    pub fn new() -> Self {
+        let book = |title: &str, author: &str, year| Book {
+            title: title.into(),
+            author: author.into(),
+            year,
+        };
+        Self {
+            books: Mutex::new(vec![
+                book("Dune", "Frank Herbert", 1965),
+                book("Dune Messiah", "Frank Herbert", 1969),
+                book("The Left Hand of Darkness", "Ursula K. Le Guin", 1969),
+            ]),
+        }
+    }
+}
+
+impl Default for Bookshop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[tools]
+impl Bookshop {
+    /// Search the catalog by title or author.
+    #[tool(read_only)]
+    async fn search_books(
+        &self,
+        /// Words to look for in titles and authors.
+        query: String,
+        /// At most this many books (1 to 50).
+        #[arg(range(1..=50), default = 10)]
+        limit: u32,
+    ) -> Vec<Book> {
+        let query = query.to_lowercase();
+        let books = self.books.lock().unwrap_or_else(|p| p.into_inner());
+        books
+            .iter()
+            .filter(|b| {
+                b.title.to_lowercase().contains(&query) || b.author.to_lowercase().contains(&query)
+            })
+            .take(limit as usize)
+            .cloned()
+            .collect()
+    }
+
+    /// Add a book to the catalog.
+    #[tool]
+    async fn add_book(
+        &self,
+        /// The title.
+        #[arg(length(1..=200))]
+        title: String,
+        /// Who wrote it.
+        author: String,
+        /// Year of first publication.
+        year: i32,
+    ) -> Result<String, ToolError> {
+        let mut books = self.books.lock().unwrap_or_else(|p| p.into_inner());
+        if books.iter().any(|b| b.title == title) {
+            return Err(ToolError::new(format!(
+                "'{title}' is already in the catalog"
+            )));
+        }
+        let text = format!("Added '{title}' by {author} ({year}).");
+        books.push(Book {
+            title,
+            author,
+            year,
+        });
+        Ok(text)
+    }
+}
+
+/// The server of this example.
+pub fn server() -> McpServer {
+    McpServer::new("Bookshop")
+        .version("1.0.0")
+        .tools(Bookshop::new())
+}
+
+#[allow(dead_code)]
+#[tokio::main]
+async fn main() -> Result<()> {
+    server().serve_stdio().await
+}

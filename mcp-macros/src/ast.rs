@@ -1,0 +1,281 @@
+//! The model of one `#[tool]` function, read from its signature, its doc comments and its
+//! attributes, with every mistake recorded in the [`Ctxt`].
+
+use std::collections::HashSet;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, Ident, LitStr, Pat, PathArguments, ReturnType, Type};
+
+use crate::attrs::{parse_arg_attrs, ArgAttrs, ToolAttrs};
+use crate::ctxt::Ctxt;
+use crate::docs::doc_text;
+
+pub(crate) enum Receiver {
+    None,
+    Ref,
+}
+
+pub(crate) struct ArgParam {
+    pub(crate) ident: Ident,
+    pub(crate) ty: Type,
+    /// `T` for `Option<T>`, else the type itself: what the schema shows.
+    pub(crate) schema_ty: Type,
+    pub(crate) optional: bool,
+    pub(crate) wire: String,
+    pub(crate) description: Option<String>,
+    pub(crate) attrs: ArgAttrs,
+}
+
+pub(crate) enum Param {
+    Arg(ArgParam),
+    /// `RequestContext<S>`; `state` is `S` (None: `()` by default).
+    Context {
+        state: Option<Type>,
+    },
+}
+
+pub(crate) enum Ret {
+    Plain(Type),
+    Unit,
+    Result { ok: Type },
+}
+
+pub(crate) struct ToolFn {
+    pub(crate) ident: Ident,
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) description: Option<String>,
+    pub(crate) attrs: ToolAttrs,
+    pub(crate) receiver: Receiver,
+    pub(crate) is_async: bool,
+    pub(crate) params: Vec<Param>,
+    pub(crate) ret: Ret,
+}
+
+/// Strips `#[arg]` attributes from a signature (they are ours, not the compiler's).
+pub(crate) fn strip_arg_attrs(sig: &mut syn::Signature) -> Vec<Vec<syn::Attribute>> {
+    sig.inputs
+        .iter_mut()
+        .map(|input| match input {
+            FnArg::Typed(pt) => {
+                let (ours, theirs): (Vec<_>, Vec<_>) = pt
+                    .attrs
+                    .drain(..)
+                    .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
+                pt.attrs = theirs;
+                ours
+            }
+            FnArg::Receiver(_) => Vec::new(),
+        })
+        .collect()
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
+}
+
+fn generic_args(seg: &syn::PathSegment) -> Vec<&Type> {
+    match &seg.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+pub(crate) fn parse_tool_fn(
+    cx: &Ctxt,
+    sig: &syn::Signature,
+    fn_attrs: &[syn::Attribute],
+    param_attrs: &[Vec<syn::Attribute>],
+    attrs: ToolAttrs,
+) -> ToolFn {
+    let ident = sig.ident.clone();
+    let (name, name_span) = match &attrs.name {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (ident.to_string(), ident.span()),
+    };
+    if !is_valid_tool_name(&name) {
+        cx.error_at(
+            name_span,
+            format!("`{name}` is not a valid tool name: use 1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`"),
+        );
+    }
+    let description = attrs
+        .description
+        .as_ref()
+        .map(LitStr::value)
+        .or_else(|| doc_text(fn_attrs));
+    if description.is_none() {
+        cx.error(
+            &sig.ident,
+            format!("tool `{name}` needs a description: write a doc comment (`/// ...`) above it, or #[tool(description = \"...\")]; the model reads it to decide when to call the tool"),
+        );
+    }
+    if !sig.generics.params.is_empty() {
+        cx.error(
+            &sig.generics,
+            "a tool cannot be generic: its schema is built from concrete parameter types",
+        );
+    }
+    if sig.variadic.is_some() {
+        cx.error(&sig.variadic, "a tool cannot be variadic");
+    }
+
+    let mut receiver = Receiver::None;
+    let mut params = Vec::new();
+    let mut has_context = false;
+    for (input, extra) in sig.inputs.iter().zip(param_attrs) {
+        match input {
+            FnArg::Receiver(r) => {
+                if r.reference.is_none() {
+                    cx.error(r, "a tool method takes `&self`: taking `self` by value would consume the state it shares with every other call");
+                } else if r.mutability.is_some() {
+                    cx.error(r, "a tool method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic");
+                } else {
+                    receiver = Receiver::Ref;
+                }
+            }
+            FnArg::Typed(pt) => {
+                if let Some(state) = context_state(&pt.ty) {
+                    if has_context {
+                        cx.error(
+                            &pt.ty,
+                            "a tool takes at most one `RequestContext` parameter",
+                        );
+                    }
+                    has_context = true;
+                    params.push(Param::Context { state });
+                    continue;
+                }
+                let Pat::Ident(pat) = &*pt.pat else {
+                    cx.error(&pt.pat, "a tool parameter needs a plain name: it becomes the argument's name in the schema");
+                    continue;
+                };
+                match &*pt.ty {
+                    Type::Reference(r) => {
+                        let hint = match &*r.elem {
+                            Type::Path(p) if p.path.is_ident("str") => {
+                                "use `String` instead of `&str`"
+                            }
+                            Type::Slice(_) => "use `Vec<T>` instead of a slice",
+                            _ => "take the value itself",
+                        };
+                        cx.error(&pt.ty, format!("a tool argument is decoded from JSON and owned by the call: {hint}"));
+                        continue;
+                    }
+                    Type::ImplTrait(_) => {
+                        cx.error(&pt.ty, "a tool argument needs a concrete type (its JSON Schema is generated from it), not `impl Trait`");
+                        continue;
+                    }
+                    _ => {}
+                }
+                let mut arg_attrs = ArgAttrs::default();
+                let mut seen = HashSet::new();
+                for attr in extra.iter().filter(|a| a.path().is_ident("arg")) {
+                    parse_arg_attrs(cx, attr, &mut arg_attrs, &mut seen);
+                }
+                let (schema_ty, optional) = match last_segment(&pt.ty) {
+                    Some(seg) if seg.ident == "Option" && generic_args(seg).len() == 1 => {
+                        (generic_args(seg)[0].clone(), true)
+                    }
+                    _ => ((*pt.ty).clone(), false),
+                };
+                if optional && arg_attrs.default.is_some() {
+                    cx.error(&pt.ty, "a parameter with `#[arg(default = ...)]` is never absent: give it the plain type, not `Option<_>`");
+                }
+                let ident = pat.ident.clone();
+                let wire = arg_attrs
+                    .rename
+                    .as_ref()
+                    .map(LitStr::value)
+                    .unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
+                let description = arg_attrs
+                    .description
+                    .as_ref()
+                    .map(LitStr::value)
+                    .or_else(|| doc_text(extra));
+                params.push(Param::Arg(ArgParam {
+                    ident,
+                    ty: (*pt.ty).clone(),
+                    schema_ty,
+                    optional: optional || arg_attrs.default.is_some(),
+                    wire,
+                    description,
+                    attrs: arg_attrs,
+                }));
+            }
+        }
+    }
+
+    let ret = match &sig.output {
+        ReturnType::Default => Ret::Unit,
+        ReturnType::Type(_, ty) => match last_segment(ty) {
+            Some(seg) if seg.ident == "Result" => {
+                let args = generic_args(seg);
+                match args.as_slice() {
+                    [ok] | [ok, _] => Ret::Result { ok: (*ok).clone() },
+                    _ => Ret::Plain((**ty).clone()),
+                }
+            }
+            _ => Ret::Plain((**ty).clone()),
+        },
+    };
+
+    ToolFn {
+        ident,
+        name,
+        name_span,
+        description,
+        attrs,
+        receiver,
+        is_async: sig.asyncness.is_some(),
+        params,
+        ret,
+    }
+}
+
+/// `Some(state)` when `ty` is `RequestContext` or `RequestContext<S>` (any path).
+fn context_state(ty: &Type) -> Option<Option<Type>> {
+    let seg = last_segment(ty)?;
+    if seg.ident != "RequestContext" {
+        return None;
+    }
+    Some(generic_args(seg).first().map(|t| (*t).clone()))
+}
+
+impl ToolFn {
+    /// The state type its context names, if any (`RequestContext<S>`).
+    pub(crate) fn state(&self) -> Option<Option<&Type>> {
+        self.params.iter().find_map(|p| match p {
+            Param::Context { state } => Some(state.as_ref()),
+            Param::Arg(_) => None,
+        })
+    }
+
+    pub(crate) fn span(&self) -> Span {
+        self.ident.span()
+    }
+}
+
+impl ArgParam {
+    pub(crate) fn span(&self) -> Span {
+        self.ty.span()
+    }
+}

@@ -1,0 +1,262 @@
+//! The keys of `#[tool(...)]` and `#[arg(...)]`.
+
+use std::collections::HashSet;
+
+use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
+use syn::{Expr, LitBool, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+use crate::suggest::unknown_key;
+
+pub(crate) const TOOL_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "icon",
+    "meta",
+];
+
+pub(crate) const ARG_KEYS: &[&str] = &[
+    "default",
+    "range",
+    "length",
+    "pattern",
+    "description",
+    "rename",
+];
+
+/// `#[tool(...)]`.
+#[derive(Default)]
+pub(crate) struct ToolAttrs {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) hints: Vec<(&'static str, bool)>,
+    pub(crate) icons: Vec<LitStr>,
+    pub(crate) meta: Option<LitStr>,
+}
+
+/// `#[arg(...)]`.
+#[derive(Default)]
+pub(crate) struct ArgAttrs {
+    pub(crate) default: Option<Expr>,
+    /// `(keyword, JSON number text)` pairs: `minimum`, `exclusiveMaximum`, `minLength`...
+    pub(crate) constraints: Vec<(&'static str, String)>,
+    pub(crate) pattern: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) rename: Option<LitStr>,
+}
+
+/// Refuses a key given twice.
+fn first_time(cx: &Ctxt, seen: &mut HashSet<String>, meta: &ParseNestedMeta, what: &str) -> bool {
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    if seen.insert(key.clone()) || key == "icon" {
+        true
+    } else {
+        cx.error(
+            &meta.path,
+            format!("`{key}` is given twice in #[{what}(...)]"),
+        );
+        false
+    }
+}
+
+/// Skips the value of a key that was refused, so parsing can go on.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::Group = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
+    if meta.input.peek(Token![=]) {
+        let b: LitBool = meta.value()?.parse()?;
+        Ok(b.value)
+    } else {
+        Ok(true)
+    }
+}
+
+pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
+    let mut attrs = ToolAttrs::default();
+    let mut seen = HashSet::new();
+    let parser = syn::meta::parser(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if !TOOL_KEYS.contains(&key.as_str()) {
+            cx.error(&meta.path, unknown_key("tool", &key, TOOL_KEYS));
+            return skip_value(&meta);
+        }
+        if !first_time(cx, &mut seen, &meta, "tool") {
+            return skip_value(&meta);
+        }
+        match key.as_str() {
+            "name" => attrs.name = Some(meta.value()?.parse()?),
+            "title" => attrs.title = Some(meta.value()?.parse()?),
+            "description" => attrs.description = Some(meta.value()?.parse()?),
+            "icon" => attrs.icons.push(meta.value()?.parse()?),
+            "meta" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                if !valid_json_object(&lit.value()) {
+                    cx.error(
+                        &lit,
+                        "`meta` must be a JSON object, e.g. meta = r#\"{\"vendor/key\": 1}\"#",
+                    );
+                }
+                attrs.meta = Some(lit);
+            }
+            "read_only" => attrs.hints.push(("readOnlyHint", flag(&meta)?)),
+            "destructive" => attrs.hints.push(("destructiveHint", flag(&meta)?)),
+            "idempotent" => attrs.hints.push(("idempotentHint", flag(&meta)?)),
+            _ => attrs.hints.push(("openWorldHint", flag(&meta)?)),
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        cx.push(e);
+    }
+    attrs
+}
+
+pub(crate) fn parse_arg_attrs(
+    cx: &Ctxt,
+    attr: &syn::Attribute,
+    into: &mut ArgAttrs,
+    seen: &mut HashSet<String>,
+) {
+    let result = attr.parse_nested_meta(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if !ARG_KEYS.contains(&key.as_str()) {
+            cx.error(&meta.path, unknown_key("arg", &key, ARG_KEYS));
+            return skip_value(&meta);
+        }
+        if !first_time(cx, seen, &meta, "arg") {
+            return skip_value(&meta);
+        }
+        match key.as_str() {
+            "default" => into.default = Some(meta.value()?.parse()?),
+            "pattern" => into.pattern = Some(meta.value()?.parse()?),
+            "description" => into.description = Some(meta.value()?.parse()?),
+            "rename" => into.rename = Some(meta.value()?.parse()?),
+            "range" => {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let expr: Expr = content.parse()?;
+                match parse_range(&expr, true) {
+                    Ok((lo, hi)) => {
+                        if let Some((v, _)) = lo {
+                            into.constraints.push(("minimum", v));
+                        }
+                        if let Some((v, inclusive)) = hi {
+                            into.constraints.push((
+                                if inclusive {
+                                    "maximum"
+                                } else {
+                                    "exclusiveMaximum"
+                                },
+                                v,
+                            ));
+                        }
+                    }
+                    Err(message) => cx.error(&expr, message),
+                }
+            }
+            _ => {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let expr: Expr = content.parse()?;
+                match parse_range(&expr, false) {
+                    Ok((lo, hi)) => {
+                        if let Some((v, _)) = lo {
+                            into.constraints.push(("minLength", v));
+                        }
+                        if let Some((v, inclusive)) = hi {
+                            let max = if inclusive {
+                                v
+                            } else {
+                                (v.parse::<u64>().unwrap_or(1).saturating_sub(1)).to_string()
+                            };
+                            into.constraints.push(("maxLength", max));
+                        }
+                    }
+                    Err(message) => cx.error(&expr, message),
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        cx.push(e);
+    }
+}
+
+type Bound = Option<(String, bool)>;
+
+/// A range of literal numbers: `1..=50`, `1..50`, `1..`, `..=50`. For lengths, integers >= 0.
+fn parse_range(expr: &Expr, signed: bool) -> Result<(Bound, Bound), String> {
+    const SHAPE: &str =
+        "malformed range: expected literal bounds such as `1..=50`, `1..` or `..=50`";
+    let Expr::Range(range) = expr else {
+        return Err(SHAPE.into());
+    };
+    let number = |e: &Expr| -> Result<(String, f64), String> {
+        let (negative, inner) = match e {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) && signed => (true, &*u.expr),
+            other => (false, other),
+        };
+        let text = match inner {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_digits().to_owned(),
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(f),
+                ..
+            }) if signed => f.base10_digits().to_owned(),
+            _ => return Err(SHAPE.into()),
+        };
+        let text = if negative { format!("-{text}") } else { text };
+        let value: f64 = text.parse().map_err(|_| SHAPE.to_owned())?;
+        Ok((text, value))
+    };
+    let lo = range.start.as_deref().map(number).transpose()?;
+    let hi = range.end.as_deref().map(number).transpose()?;
+    let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+    if lo.is_none() && hi.is_none() {
+        return Err("malformed range: give at least one bound, e.g. `1..` or `..=50`".into());
+    }
+    if let (Some((a, x)), Some((b, y))) = (&lo, &hi) {
+        if x > y || (!inclusive && x >= y) {
+            return Err(format!(
+                "malformed range: `{a}` is not below `{b}`, so no value fits"
+            ));
+        }
+    }
+    Ok((lo.map(|(t, _)| (t, true)), hi.map(|(t, _)| (t, inclusive))))
+}
+
+fn valid_json_object(text: &str) -> bool {
+    matches!(
+        serde_json::from_str::<serde_json::Value>(text),
+        Ok(serde_json::Value::Object(_))
+    )
+}

@@ -1,0 +1,190 @@
+//! Code generation: a `ToolDef` per tool, reached through `::mcp` paths only.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+use crate::ast::{Param, Receiver, Ret, ToolFn};
+
+/// How the generated handler reaches the user's function.
+pub(crate) enum Target<'a> {
+    /// `path::call(args)` (a free function moved into its unit struct).
+    Free(&'a syn::Ident),
+    /// `__this.method(args)` or `Type::method(args)`.
+    Method(&'a syn::Type),
+}
+
+/// The state type a tool's handler is generic over, or fixed to.
+pub(crate) fn state_type(tool: &ToolFn) -> Option<TokenStream> {
+    match tool.state() {
+        Some(Some(ty)) => Some(quote!(#ty)),
+        Some(None) => Some(quote!(())),
+        None => None,
+    }
+}
+
+/// An expression of type `::mcp::server::ToolDef<#state>`.
+pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -> TokenStream {
+    let name = &tool.name;
+    let mut asserts = Vec::new();
+    let mut schema_args = Vec::new();
+    let mut takes = Vec::new();
+    let mut call_args = Vec::new();
+    for param in &tool.params {
+        match param {
+            Param::Context { .. } => call_args.push(quote!(__ctx.clone())),
+            Param::Arg(arg) => {
+                let (ident, ty, schema_ty, wire) = (&arg.ident, &arg.ty, &arg.schema_ty, &arg.wire);
+                let span = arg.span();
+                asserts.push(quote_spanned!(span=> ::mcp::__private::assert_argument::<#ty>();));
+                let description = match &arg.description {
+                    Some(d) => quote!(::std::option::Option::Some(::std::string::String::from(#d))),
+                    None => quote!(::std::option::Option::None),
+                };
+                let optional = arg.optional;
+                let default = match &arg.attrs.default {
+                    Some(expr) => quote!({
+                        let __d: #ty = #expr;
+                        ::mcp::__private::default_json(&__d)
+                    }),
+                    None => quote!(::std::option::Option::None),
+                };
+                let mut constraints: Vec<(String, String)> = arg
+                    .attrs
+                    .constraints
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                    .collect();
+                if let Some(p) = &arg.attrs.pattern {
+                    constraints.push((
+                        "pattern".into(),
+                        serde_json::Value::String(p.value()).to_string(),
+                    ));
+                }
+                let constraints_json = format!(
+                    "{{{}}}",
+                    constraints
+                        .iter()
+                        .map(|(k, v)| format!("\"{k}\":{v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+                schema_args.push(quote_spanned!(span=>
+                    __schema.arg::<#schema_ty>(#wire, ::mcp::server::ArgSpec {
+                        description: #description,
+                        optional: #optional,
+                        default: #default,
+                        constraints: ::mcp::__private::json_object(#constraints_json),
+                    });
+                ));
+                takes.push(match &arg.attrs.default {
+                    Some(expr) => quote_spanned!(span=>
+                        let #ident: #ty = ::mcp::__private::take_arg_or(&mut __args, #wire, || -> #ty { #expr })?;
+                    ),
+                    None => quote_spanned!(span=>
+                        let #ident: #ty = ::mcp::__private::take_arg(&mut __args, #wire)?;
+                    ),
+                });
+                call_args.push(quote!(#ident));
+            }
+        }
+    }
+
+    let fn_ident = &tool.ident;
+    let (capture, callee) = match (&target, &tool.receiver) {
+        (Target::Free(path), _) => (quote!(), quote!(#path::call)),
+        (Target::Method(_), Receiver::Ref) => (
+            quote!(let __this = __this.clone();),
+            quote!(__this.#fn_ident),
+        ),
+        (Target::Method(ty), Receiver::None) => (quote!(), quote!(<#ty>::#fn_ident)),
+    };
+    let invoke = if tool.is_async {
+        quote!(#callee(#(#call_args),*).await)
+    } else {
+        quote!(::mcp::__private::run_blocking(move || #callee(#(#call_args),*)).await?)
+    };
+    let via_out = quote!(::mcp::server::output::{ViaContent as _, ViaStructured as _});
+    let (convert, ok_ty) = match &tool.ret {
+        Ret::Unit => (
+            quote!({ use #via_out; ::std::result::Result::Ok((&&::mcp::server::output::Out::new(__ret)).into_tool_output().result) }),
+            quote!(()),
+        ),
+        Ret::Plain(ty) => (
+            quote_spanned!(syn::spanned::Spanned::span(ty)=> { use #via_out; ::std::result::Result::Ok((&&::mcp::server::output::Out::new(__ret)).into_tool_output().result) }),
+            quote!(#ty),
+        ),
+        Ret::Result { ok, .. } => (
+            quote!(match __ret {
+                ::std::result::Result::Ok(__v) => {
+                    use #via_out;
+                    ::std::result::Result::Ok((&&::mcp::server::output::Out::new(__v)).into_tool_output().result)
+                }
+                ::std::result::Result::Err(__e) => {
+                    use ::mcp::server::output::{ViaToolError as _, ViaMcpError as _, ViaDisplay as _};
+                    ::std::result::Result::Err((&&&::mcp::server::output::Out::new(__e)).route())
+                }
+            }),
+            quote!(#ok),
+        ),
+    };
+
+    let description = tool.description.clone().unwrap_or_default();
+    let mut builders = vec![quote!(.description(#description))];
+    if let Some(title) = &tool.attrs.title {
+        builders.push(quote!(.title(#title)));
+    }
+    if !tool.attrs.hints.is_empty() {
+        let fields = tool.attrs.hints.iter().map(|(k, v)| {
+            let field = syn::Ident::new(
+                match *k {
+                    "readOnlyHint" => "read_only_hint",
+                    "destructiveHint" => "destructive_hint",
+                    "idempotentHint" => "idempotent_hint",
+                    _ => "open_world_hint",
+                },
+                proc_macro2::Span::call_site(),
+            );
+            quote!(#field: ::std::option::Option::Some(#v))
+        });
+        builders.push(quote!(.annotations(::mcp::types::ToolAnnotations {
+            #(#fields,)*
+            ..::std::default::Default::default()
+        })));
+    }
+    if !tool.attrs.icons.is_empty() {
+        let icons = &tool.attrs.icons;
+        builders.push(quote!(.icons(::std::vec![#(::mcp::types::Icon {
+            src: ::std::string::String::from(#icons),
+            ..::std::default::Default::default()
+        }),*])));
+    }
+    if let Some(meta) = &tool.attrs.meta {
+        builders.push(quote!(.meta(::mcp::__private::json_object(#meta))));
+    }
+
+    quote!({
+        #(#asserts)*
+        let mut __schema = ::mcp::server::ArgsSchema::new();
+        #(#schema_args)*
+        let __handler: ::mcp::server::ToolHandler<#state> = ::std::sync::Arc::new(
+            move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::mcp::types::JsonObject| {
+                #capture
+                ::std::boxed::Box::pin(async move {
+                    #(#takes)*
+                    let _ = &__ctx;
+                    let _ = &mut __args;
+                    let __ret = #invoke;
+                    #convert
+                })
+            },
+        );
+        let __def = ::mcp::__private::tool_def::<#state>(#name, __schema.finish(), __handler) #(#builders)*;
+        {
+            use #via_out;
+            match (&&::mcp::server::output::Probe::<#ok_ty>::new()).output_schema() {
+                ::std::option::Option::Some((__out, __is_object)) => ::mcp::__private::with_output(__def, __out, __is_object),
+                ::std::option::Option::None => __def,
+            }
+        }
+    })
+}
