@@ -28,7 +28,7 @@ pub(crate) struct ArgParam {
 }
 
 pub(crate) enum Param {
-    Arg(ArgParam),
+    Arg(Box<ArgParam>),
     /// `RequestContext<S>`; `state` is `S` (None: `()` by default).
     Context {
         state: Option<Type>,
@@ -211,7 +211,7 @@ pub(crate) fn parse_tool_fn(
                     .as_ref()
                     .map(LitStr::value)
                     .or_else(|| doc_text(extra));
-                params.push(Param::Arg(ArgParam {
+                params.push(Param::Arg(Box::new(ArgParam {
                     ident,
                     ty: (*pt.ty).clone(),
                     schema_ty,
@@ -219,7 +219,7 @@ pub(crate) fn parse_tool_fn(
                     wire,
                     description,
                     attrs: arg_attrs,
-                }));
+                })));
             }
         }
     }
