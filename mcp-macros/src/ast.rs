@@ -252,19 +252,19 @@ pub(crate) fn parse_tool_fn(
 }
 
 /// `Some(state)` when `ty` is `RequestContext` or `RequestContext<S>` (any path).
-fn context_state(ty: &Type) -> Option<Option<Type>> {
+fn context_state(ty: &Type) -> Option<Option<Box<Type>>> {
     let seg = last_segment(ty)?;
     if seg.ident != "RequestContext" {
         return None;
     }
-    Some(generic_args(seg).first().map(|t| (*t).clone()))
+    Some(generic_args(seg).first().map(|t| Box::new((*t).clone())))
 }
 
 impl ToolFn {
     /// The state type its context names, if any (`RequestContext<S>`).
     pub(crate) fn state(&self) -> Option<Option<&Type>> {
         self.params.iter().find_map(|p| match p {
-            Param::Context { state } => Some(state.as_ref()),
+            Param::Context { state } => Some(state.as_deref()),
             Param::Arg(_) => None,
         })
     }
