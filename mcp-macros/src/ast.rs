@@ -31,7 +31,7 @@ pub(crate) enum Param {
     Arg(Box<ArgParam>),
     /// `RequestContext<S>`; `state` is `S` (None: `()` by default).
     Context {
-        state: Option<Type>,
+        state: Option<Box<Type>>,
     },
 }
 
