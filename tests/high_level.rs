@@ -80,28 +80,57 @@ async fn free_functions_become_tools_and_stay_callable() {
     let greet = &listed["tools"][1];
     assert_eq!(greet["name"], "greet");
     assert_eq!(greet["title"], "Greeter");
-    assert_eq!(greet["annotations"], json!({"idempotentHint": true, "openWorldHint": false}));
+    assert_eq!(
+        greet["annotations"],
+        json!({"idempotentHint": true, "openWorldHint": false})
+    );
     assert_eq!(
         greet["inputSchema"]["properties"]["who"],
         json!({"type": "string", "description": "Who to greet.", "minLength": 1, "maxLength": 20, "pattern": "^[A-Za-z ]+$"})
     );
-    assert_eq!(greet["inputSchema"]["properties"]["polite"], json!({"type": "boolean", "description": "Be polite."}));
+    assert_eq!(
+        greet["inputSchema"]["properties"]["polite"],
+        json!({"type": "boolean", "description": "Be polite."})
+    );
     assert_eq!(greet["inputSchema"]["required"], json!(["who"]));
-    assert_eq!(listed["tools"][0]["outputSchema"], json!({"type": "integer"}));
+    assert_eq!(
+        listed["tools"][0]["outputSchema"],
+        json!({"type": "integer"})
+    );
 
-    let sum = client.call_tool("add", json!({"a": 2, "b": 40})).await.unwrap();
+    let sum = client
+        .call_tool("add", json!({"a": 2, "b": 40}))
+        .await
+        .unwrap();
     assert_eq!(sum.structured_content, Some(json!(42)));
     assert_eq!(text(&sum), "42");
-    let hi = client.call_tool("greet", json!({"who": "Ada"})).await.unwrap();
-    assert_eq!(text(&hi), "Good day, Ada.", "a plain fn runs off the executor");
-    let bad = client.call_tool("greet", json!({"who": "R2-D2"})).await.unwrap();
+    let hi = client
+        .call_tool("greet", json!({"who": "Ada"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&hi),
+        "Good day, Ada.",
+        "a plain fn runs off the executor"
+    );
+    let bad = client
+        .call_tool("greet", json!({"who": "R2-D2"}))
+        .await
+        .unwrap();
     assert!(bad.is_error);
-    assert!(text(&bad).starts_with("who: \"R2-D2\" does not match"), "{}", text(&bad));
+    assert!(
+        text(&bad).starts_with("who: \"R2-D2\" does not match"),
+        "{}",
+        text(&bad)
+    );
     client.close().await;
 
     // On 2025 a scalar result is wrapped as {"result": ...}.
     let client = Client::builder().legacy().connect(server()).await.unwrap();
-    let sum = client.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap();
+    let sum = client
+        .call_tool("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
     assert_eq!(sum.structured_content, Some(json!({"result": 2})));
     client.close().await;
 }
@@ -112,10 +141,17 @@ async fn errors_take_the_right_channel() {
     for how in ["io", "panic"] {
         let result = client.call_tool("fail", json!({"how": how})).await.unwrap();
         assert!(result.is_error);
-        assert_eq!(text(&result), "Error executing tool fail", "no detail for {how}");
+        assert_eq!(
+            text(&result),
+            "Error executing tool fail",
+            "no detail for {how}"
+        );
     }
     let err = client.call_tool("refuse", json!({})).await.unwrap_err();
-    assert_eq!((err.code(), err.message().as_ref()), (-32099, "refused on purpose"));
+    assert_eq!(
+        (err.code(), err.message().as_ref()),
+        (-32099, "refused on purpose")
+    );
     client.close().await;
 }
 
@@ -152,7 +188,11 @@ async fn lowlevel_replaces_one_method_and_keeps_the_rest() {
     let mut server = server();
     server.lowlevel().on_list_tools(|_, _| async {
         Ok(ListToolsResult {
-            tools: vec![Tool::new("add", "Hand-written listing.", json!({"type": "object"}))],
+            tools: vec![Tool::new(
+                "add",
+                "Hand-written listing.",
+                json!({"type": "object"}),
+            )],
             ..Default::default()
         })
     });
@@ -165,18 +205,28 @@ async fn lowlevel_replaces_one_method_and_keeps_the_rest() {
     let client = Client::connect(server).await.unwrap();
     let listed = client.list_tools().await.unwrap();
     assert_eq!(listed.tools.len(), 1);
-    assert_eq!(listed.tools[0].description.as_deref(), Some("Hand-written listing."));
-    let sum = client.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap();
-    assert_eq!(sum.structured_content, Some(json!(3)), "tools/call still served by the registry");
+    assert_eq!(
+        listed.tools[0].description.as_deref(),
+        Some("Hand-written listing.")
+    );
+    let sum = client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(
+        sum.structured_content,
+        Some(json!(3)),
+        "tools/call still served by the registry"
+    );
     let version = client.request("high/version", json!({})).await.unwrap();
     assert_eq!(version["version"], "3.1.4");
     client.close().await;
 
     // The reverse: a hand-written tools/call, the registry's tools/list.
     let mut server = self::server();
-    server
-        .lowlevel()
-        .on_call_tool(|_, p| async move { Ok(CallToolResult::text(format!("by hand: {}", p.name))) });
+    server.lowlevel().on_call_tool(|_, p| async move {
+        Ok(CallToolResult::text(format!("by hand: {}", p.name)))
+    });
     let client = Client::connect(server).await.unwrap();
     assert_eq!(client.list_tools().await.unwrap().tools.len(), 5);
     let result = client.call_tool("add", json!({})).await.unwrap();
@@ -187,17 +237,31 @@ async fn lowlevel_replaces_one_method_and_keeps_the_rest() {
 #[tokio::test]
 async fn a_raw_schema_is_listed_exactly_and_enforced() {
     let raw = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"Point":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"]}},"properties":{"at":{"$ref":"#/$defs/Point"},"label":{"oneOf":[{"type":"string"},{"type":"null"}]}},"required":["at"],"additionalProperties":false}"##;
-    let tool = ToolDef::from_schema("place", serde_json::from_str(raw).unwrap(), |_, args| async move {
-        Ok(CallToolResult::text(format!("placed at {}", args["at"])))
-    })
+    let tool = ToolDef::from_schema(
+        "place",
+        serde_json::from_str(raw).unwrap(),
+        |_, args| async move { Ok(CallToolResult::text(format!("placed at {}", args["at"]))) },
+    )
     .unwrap()
     .description("Place a label.");
-    let client = Client::connect(McpServer::new("raw").tool(tool)).await.unwrap();
+    let client = Client::connect(McpServer::new("raw").tool(tool))
+        .await
+        .unwrap();
     let listed = client.request("tools/list", json!({})).await.unwrap();
-    assert_eq!(serde_json::to_string(&listed["tools"][0]["inputSchema"]).unwrap(), raw, "byte for byte");
-    let ok = client.call_tool("place", json!({"at": {"x": 1, "y": 2}})).await.unwrap();
+    assert_eq!(
+        serde_json::to_string(&listed["tools"][0]["inputSchema"]).unwrap(),
+        raw,
+        "byte for byte"
+    );
+    let ok = client
+        .call_tool("place", json!({"at": {"x": 1, "y": 2}}))
+        .await
+        .unwrap();
     assert_eq!(text(&ok), r#"placed at {"x":1,"y":2}"#);
-    let bad = client.call_tool("place", json!({"at": {"x": 1}})).await.unwrap();
+    let bad = client
+        .call_tool("place", json!({"at": {"x": 1}}))
+        .await
+        .unwrap();
     assert!(bad.is_error);
     assert_eq!(text(&bad), "at: \"y\" is a required property");
     client.close().await;
@@ -215,12 +279,23 @@ async fn a_hand_written_handler_gets_the_same_validation_text() {
         validator.validate(&json!({"query": 42})).unwrap_err(),
         "query: 42 is not of type \"string\""
     );
-    let via_registry = ToolDef::<()>::from_schema("search", schema, |_, _| async { Ok(CallToolResult::text("ok")) })
-        .unwrap()
-        .description("Search.");
-    let client = Client::connect(McpServer::new("v").tool(via_registry)).await.unwrap();
-    let result = client.call_tool("search", json!({"query": 42})).await.unwrap();
-    assert_eq!(text(&result), "query: 42 is not of type \"string\"", "same text on both paths");
+    let via_registry = ToolDef::<()>::from_schema("search", schema, |_, _| async {
+        Ok(CallToolResult::text("ok"))
+    })
+    .unwrap()
+    .description("Search.");
+    let client = Client::connect(McpServer::new("v").tool(via_registry))
+        .await
+        .unwrap();
+    let result = client
+        .call_tool("search", json!({"query": 42}))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&result),
+        "query: 42 is not of type \"string\"",
+        "same text on both paths"
+    );
     client.close().await;
 }
 
@@ -250,7 +325,10 @@ async fn runtime_changes_update_the_list_and_notify_each_era() {
     let handle = server.handle();
     let legacy = Client::builder().legacy().connect(server).await.unwrap();
     let init = legacy.initialize_result().unwrap();
-    assert_eq!(init.capabilities.tools.as_ref().unwrap().list_changed, Some(true));
+    assert_eq!(
+        init.capabilities.tools.as_ref().unwrap().list_changed,
+        Some(true)
+    );
     handle.add_tool(hello);
     let note = tokio::time::timeout(Duration::from_secs(5), legacy.next_notification())
         .await
@@ -265,7 +343,14 @@ async fn runtime_changes_update_the_list_and_notify_each_era() {
         .unwrap()
         .unwrap();
     assert_eq!(note.method, "notifications/tools/list_changed");
-    let names: Vec<_> = legacy.list_tools().await.unwrap().tools.into_iter().map(|t| t.name).collect();
+    let names: Vec<_> = legacy
+        .list_tools()
+        .await
+        .unwrap()
+        .tools
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(names, ["greet"]);
     legacy.close().await;
 }
@@ -285,11 +370,24 @@ async fn a_2026_listen_stream_hears_tool_changes() {
         .unwrap();
     let ack = conn.recv_json().await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-    assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}), "only what is honoured");
-    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true}),
+        "only what is honoured"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "L"
+    );
     handle.add_tool(hello);
-    let changed = tokio::time::timeout(Duration::from_secs(5), conn.recv_json()).await.unwrap().unwrap();
+    let changed = tokio::time::timeout(Duration::from_secs(5), conn.recv_json())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(changed["method"], "notifications/tools/list_changed");
-    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "L"
+    );
     conn.close().await;
 }

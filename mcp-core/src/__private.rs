@@ -19,27 +19,68 @@ pub use serde_json;
 )]
 pub trait ToolArgument: DeserializeOwned + schemars::JsonSchema {}
 
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
 
-/// Compile-time check that `T` can be a tool argument (the error lands on the parameter).
-pub fn assert_argument<T: ToolArgument>() {}
-
-/// Takes argument `name` out of the arguments: absent is `null` (so `Option` parameters become
-/// `None`), a mismatch is a tool error that names the argument.
-pub fn take_arg<T: ToolArgument>(args: &mut JsonObject, name: &str) -> Result<T, ErrorRoute> {
-    let value = args.remove(name).unwrap_or(Value::Null);
-    T::deserialize(value).map_err(|e| ErrorRoute::Tool(format!("{name}: {e}")))
+/// Decodes one argument; built (and its type checked) once per tool, so a parameter type
+/// that cannot be an argument gets exactly one error.
+pub struct ArgDecoder<T> {
+    decode: fn(Value) -> Result<T, serde_json::Error>,
 }
 
-/// Like [`take_arg`], with `default` when the argument is absent.
-pub fn take_arg_or<T: ToolArgument>(
-    args: &mut JsonObject,
+impl<T> Clone for ArgDecoder<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ArgDecoder<T> {}
+
+fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Error> {
+    T::deserialize(value)
+}
+
+/// Adds parameter `name` to the schema and returns its decoder.
+pub fn arg<T: ToolArgument>(
+    schema: &mut crate::server::ArgsSchema,
     name: &str,
-    default: impl FnOnce() -> T,
-) -> Result<T, ErrorRoute> {
-    match args.remove(name) {
-        None | Some(Value::Null) => Ok(default()),
-        Some(value) => T::deserialize(value).map_err(|e| ErrorRoute::Tool(format!("{name}: {e}"))),
+    spec: crate::server::ArgSpec,
+) -> ArgDecoder<T> {
+    schema.arg::<T>(name, spec);
+    ArgDecoder {
+        decode: decode_value::<T>,
+    }
+}
+
+impl<T> ArgDecoder<T> {
+    fn decode(&self, name: &str, value: Value) -> Result<T, ErrorRoute> {
+        (self.decode)(value).map_err(|e| ErrorRoute::Tool(format!("{name}: {e}")))
+    }
+
+    /// Takes a required argument (absent decodes from `null`).
+    pub fn take(&self, args: &mut JsonObject, name: &str) -> Result<T, ErrorRoute> {
+        self.decode(name, args.remove(name).unwrap_or(Value::Null))
+    }
+
+    /// Takes an optional argument: absent or `null` is `None`.
+    pub fn take_opt(&self, args: &mut JsonObject, name: &str) -> Result<Option<T>, ErrorRoute> {
+        match args.remove(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => self.decode(name, value).map(Some),
+        }
+    }
+
+    /// Takes an argument with a default for when it is absent or `null`.
+    pub fn take_or(
+        &self,
+        args: &mut JsonObject,
+        name: &str,
+        default: impl FnOnce() -> T,
+    ) -> Result<T, ErrorRoute> {
+        match args.remove(name) {
+            None | Some(Value::Null) => Ok(default()),
+            Some(value) => self.decode(name, value),
+        }
     }
 }
 

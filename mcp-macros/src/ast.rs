@@ -38,7 +38,7 @@ pub(crate) enum Param {
 pub(crate) enum Ret {
     Plain(Type),
     Unit,
-    Result { ok: Type },
+    Result { ok: Type, err: Option<Type> },
 }
 
 pub(crate) struct ToolFn {
@@ -230,7 +230,14 @@ pub(crate) fn parse_tool_fn(
             Some(seg) if seg.ident == "Result" => {
                 let args = generic_args(seg);
                 match args.as_slice() {
-                    [ok] | [ok, _] => Ret::Result { ok: (*ok).clone() },
+                    [ok] => Ret::Result {
+                        ok: (*ok).clone(),
+                        err: None,
+                    },
+                    [ok, err] => Ret::Result {
+                        ok: (*ok).clone(),
+                        err: Some((*err).clone()),
+                    },
                     _ => Ret::Plain((**ty).clone()),
                 }
             }
@@ -275,7 +282,8 @@ impl ToolFn {
 }
 
 impl ArgParam {
+    /// Where errors about the argument's type land: the type (inside `Option<...>`).
     pub(crate) fn span(&self) -> Span {
-        self.ty.span()
+        self.schema_ty.span()
     }
 }

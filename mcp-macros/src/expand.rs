@@ -25,17 +25,16 @@ pub(crate) fn state_type(tool: &ToolFn) -> Option<TokenStream> {
 /// An expression of type `::mcp::server::ToolDef<#state>`.
 pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -> TokenStream {
     let name = &tool.name;
-    let mut asserts = Vec::new();
     let mut schema_args = Vec::new();
     let mut takes = Vec::new();
     let mut call_args = Vec::new();
-    for param in &tool.params {
+    for (index, param) in tool.params.iter().enumerate() {
+        let decoder = quote::format_ident!("__decode{}", index);
         match param {
             Param::Context { .. } => call_args.push(quote!(__ctx.clone())),
             Param::Arg(arg) => {
                 let (ident, ty, schema_ty, wire) = (&arg.ident, &arg.ty, &arg.schema_ty, &arg.wire);
                 let span = arg.span();
-                asserts.push(quote_spanned!(span=> ::mcp::__private::assert_argument::<#ty>();));
                 let description = match &arg.description {
                     Some(d) => quote!(::std::option::Option::Some(::std::string::String::from(#d))),
                     None => quote!(::std::option::Option::None),
@@ -69,7 +68,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                         .join(",")
                 );
                 schema_args.push(quote_spanned!(span=>
-                    __schema.arg::<#schema_ty>(#wire, ::mcp::server::ArgSpec {
+                    let #decoder = ::mcp::__private::arg::<#schema_ty>(&mut __schema, #wire, ::mcp::server::ArgSpec {
                         description: #description,
                         optional: #optional,
                         default: #default,
@@ -78,10 +77,13 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 ));
                 takes.push(match &arg.attrs.default {
                     Some(expr) => quote_spanned!(span=>
-                        let #ident: #ty = ::mcp::__private::take_arg_or(&mut __args, #wire, || -> #ty { #expr })?;
+                        let #ident: #ty = #decoder.take_or(&mut __args, #wire, || -> #ty { #expr })?;
+                    ),
+                    None if arg.optional => quote_spanned!(span=>
+                        let #ident: #ty = #decoder.take_opt(&mut __args, #wire)?;
                     ),
                     None => quote_spanned!(span=>
-                        let #ident: #ty = ::mcp::__private::take_arg(&mut __args, #wire)?;
+                        let #ident: #ty = #decoder.take(&mut __args, #wire)?;
                     ),
                 });
                 call_args.push(quote!(#ident));
@@ -103,29 +105,59 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
     } else {
         quote!(::mcp::__private::run_blocking(move || #callee(#(#call_args),*)).await?)
     };
-    let via_out = quote!(::mcp::server::output::{ViaContent as _, ViaStructured as _});
-    let (convert, ok_ty) = match &tool.ret {
+    let probe = quote!(::mcp::server::output::Probe);
+    let (convert, ok_ty, route) = match &tool.ret {
         Ret::Unit => (
-            quote!({ use #via_out; ::std::result::Result::Ok((&&::mcp::server::output::Out::new(__ret)).into_tool_output().result) }),
+            quote!(::std::result::Result::Ok(__convert(__ret))),
             quote!(()),
+            quote!(),
         ),
         Ret::Plain(ty) => (
-            quote_spanned!(syn::spanned::Spanned::span(ty)=> { use #via_out; ::std::result::Result::Ok((&&::mcp::server::output::Out::new(__ret)).into_tool_output().result) }),
+            quote!(::std::result::Result::Ok(__convert(__ret))),
             quote!(#ty),
+            quote!(),
         ),
-        Ret::Result { ok, .. } => (
-            quote!(match __ret {
-                ::std::result::Result::Ok(__v) => {
-                    use #via_out;
-                    ::std::result::Result::Ok((&&::mcp::server::output::Out::new(__v)).into_tool_output().result)
-                }
-                ::std::result::Result::Err(__e) => {
-                    use ::mcp::server::output::{ViaToolError as _, ViaMcpError as _, ViaDisplay as _};
-                    ::std::result::Result::Err((&&&::mcp::server::output::Out::new(__e)).route())
-                }
-            }),
-            quote!(#ok),
-        ),
+        Ret::Result { ok, err } => {
+            let err_ty = match err {
+                Some(e) => quote!(#e),
+                None => quote!(::mcp::McpError),
+            };
+            let err_span = err.as_ref().map_or_else(
+                || syn::spanned::Spanned::span(ok),
+                syn::spanned::Spanned::span,
+            );
+            (
+                quote!(match __ret {
+                    ::std::result::Result::Ok(__v) => ::std::result::Result::Ok(__convert(__v)),
+                    ::std::result::Result::Err(__e) => ::std::result::Result::Err(__route(__e)),
+                }),
+                quote!(#ok),
+                {
+                    let call = quote_spanned!(err_span=> (&&&#probe::<#err_ty>::new()).route());
+                    quote!(
+                        let __route: ::mcp::server::output::Route<#err_ty> = {
+                            #[allow(unused_imports)]
+                            use ::mcp::server::output::{ProbeToolError as _, ProbeMcpError as _, ProbeFailure as _};
+                            #call
+                        };
+                    )
+                },
+            )
+        }
+    };
+    let ok_span = match &tool.ret {
+        Ret::Plain(ty) | Ret::Result { ok: ty, .. } => syn::spanned::Spanned::span(ty),
+        Ret::Unit => tool.span(),
+    };
+    let conversion = {
+        let call = quote_spanned!(ok_span=> (&&#probe::<#ok_ty>::new()).conversion());
+        quote!(
+            let (__convert, __output): ::mcp::server::output::Conversion<#ok_ty> = {
+                #[allow(unused_imports)]
+                use ::mcp::server::output::{ProbeContent as _, ProbeStructured as _};
+                #call
+            };
+        )
     };
 
     let description = tool.description.clone().unwrap_or_default();
@@ -163,7 +195,8 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
     }
 
     quote!({
-        #(#asserts)*
+        #conversion
+        #route
         let mut __schema = ::mcp::server::ArgsSchema::new();
         #(#schema_args)*
         let __handler: ::mcp::server::ToolHandler<#state> = ::std::sync::Arc::new(
@@ -179,12 +212,9 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
             },
         );
         let __def = ::mcp::__private::tool_def::<#state>(#name, __schema.finish(), __handler) #(#builders)*;
-        {
-            use #via_out;
-            match (&&::mcp::server::output::Probe::<#ok_ty>::new()).output_schema() {
-                ::std::option::Option::Some((__out, __is_object)) => ::mcp::__private::with_output(__def, __out, __is_object),
-                ::std::option::Option::None => __def,
-            }
+        match __output {
+            ::std::option::Option::Some((__out, __is_object)) => ::mcp::__private::with_output(__def, __out, __is_object),
+            ::std::option::Option::None => __def,
         }
     })
 }

@@ -61,7 +61,11 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let attrs = parse_tool_attrs(&cx, args);
     let param_attrs = strip_arg_attrs(&mut item.sig);
     if let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first() {
-        cx.error(r, "#[tool] on a method needs #[tools] on its impl block");
+        // A method in a plain impl block: say what is missing and leave the method as it is.
+        let e = syn::Error::new_spanned(r, "#[tool] on a method needs #[tools] on its impl block");
+        let mut out = e.to_compile_error();
+        quote::ToTokens::to_tokens(&item, &mut out);
+        return out;
     }
     let tool = parse_tool_fn(&cx, &item.sig, &item.attrs, &param_attrs, attrs);
 

@@ -3,7 +3,6 @@
 //! content; any other `Serialize + JsonSchema` type becomes `structuredContent` plus the same
 //! value as JSON text, with its `outputSchema`.
 
-use std::cell::Cell;
 use std::marker::PhantomData;
 
 use schemars::JsonSchema;
@@ -14,28 +13,14 @@ use super::tool_error::ToolError;
 use crate::error::McpError;
 use crate::types::*;
 
-/// A return value on its way to becoming a result (taken exactly once).
-pub struct Out<T>(Cell<Option<T>>);
+/// The receiver of the autoref probes: how many `&` it takes to find an impl picks the path.
+pub struct Out<T>(T);
 
 impl<T> Out<T> {
     /// Wraps a value.
     pub fn new(value: T) -> Self {
-        Self(Cell::new(Some(value)))
+        Self(value)
     }
-
-    fn take(&self) -> T {
-        match self.0.take() {
-            Some(v) => v,
-            // The generated code calls exactly one conversion exactly once.
-            None => unreachable!("a tool output is converted once"),
-        }
-    }
-}
-
-/// What a tool returned, before the era-specific shaping.
-pub struct ToolOutput {
-    /// The result.
-    pub result: CallToolResult,
 }
 
 /// Types that are content already (text, blocks, a whole `CallToolResult`).
@@ -105,51 +90,14 @@ mod variants {
 use variants::{Audio, Image, Resource, Text};
 block_content!(Text, Image, Audio, ResourceLink, Resource);
 
-/// The content path (preferred by autoref: implemented on `&&Out<T>`).
-pub trait ViaContent {
-    /// Converts.
-    fn into_tool_output(self) -> ToolOutput;
-    /// No output schema for content.
-    fn output_schema(self) -> Option<(Value, bool)>;
-}
+/// Converts a tool's return value into its result.
+pub type Convert<T> = fn(T) -> CallToolResult;
 
-impl<T: IntoContent> ViaContent for &&Out<T> {
-    fn into_tool_output(self) -> ToolOutput {
-        ToolOutput {
-            result: self.take().into_call_result(),
-        }
-    }
-    fn output_schema(self) -> Option<(Value, bool)> {
-        None
-    }
-}
+/// How a return type becomes a result, and its output schema (`None` for content).
+pub type Conversion<T> = (Convert<T>, Option<(Value, bool)>);
 
-/// The structured path (taken when the content path does not apply).
-pub trait ViaStructured {
-    /// Converts.
-    fn into_tool_output(self) -> ToolOutput;
-    /// The output schema of the type and whether it is an object.
-    fn output_schema(self) -> Option<(Value, bool)>;
-}
-
-impl<T: Serialize + JsonSchema> ViaStructured for &Out<T> {
-    fn into_tool_output(self) -> ToolOutput {
-        let value = self.take();
-        let result = match serde_json::to_value(&value) {
-            Ok(json) => CallToolResult::text(json.to_string()).with_structured(json),
-            Err(e) => {
-                tracing::error!(error = %e, "a tool result could not be serialized");
-                CallToolResult::error("Error executing tool: its result could not be serialized")
-            }
-        };
-        ToolOutput { result }
-    }
-    fn output_schema(self) -> Option<(Value, bool)> {
-        Some(super::schema::output_schema::<T>())
-    }
-}
-
-/// Asks for the output schema of `T` without a value.
+/// Asks, once per tool, how its return type `T` becomes a result (autoref specialization:
+/// content types are preferred, any other `Serialize + JsonSchema` type is structured).
 pub struct Probe<T>(PhantomData<fn() -> T>);
 
 impl<T> Probe<T> {
@@ -159,21 +107,54 @@ impl<T> Probe<T> {
     }
 }
 
-impl<T: IntoContent> ViaContent for &&Out<Probe<T>> {
-    fn into_tool_output(self) -> ToolOutput {
-        unreachable!("a probe is never converted")
-    }
-    fn output_schema(self) -> Option<(Value, bool)> {
-        None
+/// The content path (preferred: implemented on `&&Out<Probe<T>>`).
+pub trait ProbeContent<T> {
+    /// How `T` becomes a result.
+    fn conversion(self) -> Conversion<T>;
+}
+
+impl<T: IntoContent> ProbeContent<T> for &&Out<Probe<T>> {
+    fn conversion(self) -> Conversion<T> {
+        (IntoContent::into_call_result, None)
     }
 }
 
-impl<T: Serialize + JsonSchema> ViaStructured for &Out<Probe<T>> {
-    fn into_tool_output(self) -> ToolOutput {
-        unreachable!("a probe is never converted")
+/// A type a tool may return as structured content.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "this return type cannot become a tool result",
+    note = "return a String, a content block, a CallToolResult, or a type that implements serde::Serialize and schemars::JsonSchema (it becomes structuredContent)"
+)]
+pub trait Returnable: Serialize + JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema> Returnable for T {}
+
+/// The structured path. Implemented for every type with the requirement on the method, so an
+/// unsuitable return type gets exactly one error, naming [`Returnable`].
+pub trait ProbeStructured<T> {
+    /// How `T` becomes a result.
+    fn conversion(self) -> Conversion<T>
+    where
+        T: Returnable;
+}
+
+impl<T> ProbeStructured<T> for &Out<Probe<T>> {
+    fn conversion(self) -> Conversion<T>
+    where
+        T: Returnable,
+    {
+        (structured::<T>, Some(super::schema::output_schema::<T>()))
     }
-    fn output_schema(self) -> Option<(Value, bool)> {
-        Some(super::schema::output_schema::<T>())
+}
+
+fn structured<T: Serialize>(value: T) -> CallToolResult {
+    match serde_json::to_value(&value) {
+        Ok(json) => CallToolResult::text(json.to_string()).with_structured(json),
+        Err(e) => {
+            tracing::error!(error = %e, "a tool result could not be serialized");
+            CallToolResult::error("Error executing tool: its result could not be serialized")
+        }
     }
 }
 
@@ -187,43 +168,63 @@ pub enum ErrorRoute {
     Internal(String),
 }
 
-/// `ToolError` (preferred).
-pub trait ViaToolError {
-    /// Routes the error.
-    fn route(self) -> ErrorRoute;
+/// Routes a tool's error type.
+pub type Route<E> = fn(E) -> ErrorRoute;
+
+/// `ToolError`: the model reads it (preferred).
+pub trait ProbeToolError {
+    /// The route.
+    fn route(self) -> Route<ToolError>;
 }
 
-impl ViaToolError for &&&Out<ToolError> {
-    fn route(self) -> ErrorRoute {
-        ErrorRoute::Tool(self.take().into_message())
+impl ProbeToolError for &&&Out<Probe<ToolError>> {
+    fn route(self) -> Route<ToolError> {
+        |e| ErrorRoute::Tool(e.into_message())
     }
 }
 
-/// `McpError`.
-pub trait ViaMcpError {
-    /// Routes the error.
-    fn route(self) -> ErrorRoute;
+/// `McpError`: a JSON-RPC error (internal failures are logged instead).
+pub trait ProbeMcpError {
+    /// The route.
+    fn route(self) -> Route<McpError>;
 }
 
-impl ViaMcpError for &&Out<McpError> {
-    fn route(self) -> ErrorRoute {
-        let e = self.take();
-        if e.is_internal() {
-            ErrorRoute::Internal(e.message().into_owned())
-        } else {
-            ErrorRoute::Protocol(e)
+impl ProbeMcpError for &&Out<Probe<McpError>> {
+    fn route(self) -> Route<McpError> {
+        |e| {
+            if e.is_internal() {
+                ErrorRoute::Internal(e.message().into_owned())
+            } else {
+                ErrorRoute::Protocol(e)
+            }
         }
     }
 }
 
-/// Any other error type.
-pub trait ViaDisplay {
-    /// Routes the error.
-    fn route(self) -> ErrorRoute;
+/// An error type a tool may fail with besides `ToolError` and `McpError`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type",
+    label = "this error type does not implement Display",
+    note = "return ToolError (the model reads the message), McpError (a JSON-RPC error), or an error that implements Display (logged; the model reads `Error executing tool <name>`)"
+)]
+pub trait ToolFailure: std::fmt::Display {}
+
+#[diagnostic::do_not_recommend]
+impl<E: std::fmt::Display> ToolFailure for E {}
+
+/// Any other error: logged, the model reads `Error executing tool <name>`.
+pub trait ProbeFailure<E> {
+    /// The route.
+    fn route(self) -> Route<E>
+    where
+        E: ToolFailure;
 }
 
-impl<E: std::fmt::Display> ViaDisplay for &Out<E> {
-    fn route(self) -> ErrorRoute {
-        ErrorRoute::Internal(self.take().to_string())
+impl<E> ProbeFailure<E> for &Out<Probe<E>> {
+    fn route(self) -> Route<E>
+    where
+        E: ToolFailure,
+    {
+        |e| ErrorRoute::Internal(e.to_string())
     }
 }

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Sum numbers.
+#[tool]
+async fn sum(numbers: &[i64]) -> i64 {
+    numbers.iter().sum()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Shout the text.
+#[tool]
+async fn shout(text: &str) -> String {
+    text.to_uppercase()
+}
+
+fn main() {}

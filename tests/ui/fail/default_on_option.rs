@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Search books.
+#[tool]
+async fn search(query: String, #[arg(default = Some(10))] limit: Option<u32>) -> String {
+    format!("{query} {limit:?}")
+}
+
+fn main() {}

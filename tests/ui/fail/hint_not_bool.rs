@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Search books.
+#[tool(read_only = "yes")]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Print anything.
+#[tool]
+async fn show(value: impl std::fmt::Display) -> String {
+    value.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Search books.
+#[tool(name = "search books!")]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Name a thing.
+#[tool]
+async fn name(#[arg(length(-1..=10))] label: String) -> String {
+    label
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Search books.
+#[tool(meta = "vendor/key: 1")]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

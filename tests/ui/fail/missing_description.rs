@@ -1,0 +1,8 @@
+use mcp::prelude::*;
+
+#[tool]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

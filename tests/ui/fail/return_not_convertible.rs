@@ -1,0 +1,13 @@
+use mcp::prelude::*;
+
+struct Report {
+    lines: usize,
+}
+
+/// Produce a report.
+#[tool]
+async fn report() -> Report {
+    Report { lines: 3 }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use mcp::prelude::*;
+
+struct Shop;
+
+impl Shop {
+    /// Search books.
+    #[tool]
+    async fn search(&self, query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

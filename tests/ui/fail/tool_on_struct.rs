@@ -1,0 +1,8 @@
+use mcp::prelude::*;
+
+#[tool]
+struct Search {
+    query: String,
+}
+
+fn main() {}

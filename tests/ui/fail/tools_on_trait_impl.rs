@@ -1,0 +1,12 @@
+use mcp::prelude::*;
+
+struct Shop;
+
+#[tools]
+impl Default for Shop {
+    fn default() -> Self {
+        Shop
+    }
+}
+
+fn main() {}

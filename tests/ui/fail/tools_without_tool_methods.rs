@@ -1,0 +1,12 @@
+use mcp::prelude::*;
+
+struct Shop;
+
+#[tools]
+impl Shop {
+    fn helper(&self) -> u32 {
+        1
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Search books.
+#[tool(titel = "Search")]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {}
