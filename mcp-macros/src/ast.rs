@@ -36,9 +36,12 @@ pub(crate) enum Param {
 }
 
 pub(crate) enum Ret {
-    Plain(Type),
+    Plain(Box<Type>),
     Unit,
-    Result { ok: Type, err: Option<Type> },
+    Result {
+        ok: Box<Type>,
+        err: Option<Box<Type>>,
+    },
 }
 
 pub(crate) struct ToolFn {
@@ -231,17 +234,17 @@ pub(crate) fn parse_tool_fn(
                 let args = generic_args(seg);
                 match args.as_slice() {
                     [ok] => Ret::Result {
-                        ok: (*ok).clone(),
+                        ok: Box::new((*ok).clone()),
                         err: None,
                     },
                     [ok, err] => Ret::Result {
-                        ok: (*ok).clone(),
-                        err: Some((*err).clone()),
+                        ok: Box::new((*ok).clone()),
+                        err: Some(Box::new((*err).clone())),
                     },
-                    _ => Ret::Plain((**ty).clone()),
+                    _ => Ret::Plain(ty.clone()),
                 }
             }
-            _ => Ret::Plain((**ty).clone()),
+            _ => Ret::Plain(ty.clone()),
         },
     };
 
