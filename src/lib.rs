@@ -35,7 +35,7 @@
 extern crate self as mcp;
 
 pub use mcp_core::*;
-pub use mcp_macros::{tool, tools};
+pub use mcp_macros::{prompt, resource, tool, tools};
 
 /// The names most programs need.
 pub mod prelude {
@@ -48,5 +48,5 @@ pub mod prelude {
     pub use mcp_core::transport::serve_stdio;
     pub use mcp_core::types::*;
     pub use mcp_core::{IntoServer, McpError, Result};
-    pub use mcp_macros::{tool, tools};
+    pub use mcp_macros::{prompt, resource, tool, tools};
 }

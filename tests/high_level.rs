@@ -65,16 +65,16 @@ fn text(result: &CallToolResult) -> &str {
 fn server() -> McpServer {
     McpServer::new("high")
         .version("3.1.4")
-        .tool(add)
-        .tool(hello)
-        .tool(fail)
-        .tool(refuse)
-        .tool(count)
+        .tool(AddTool)
+        .tool(HelloTool)
+        .tool(FailTool)
+        .tool(RefuseTool)
+        .tool(CountTool)
 }
 
 #[tokio::test]
 async fn free_functions_become_tools_and_stay_callable() {
-    assert_eq!(add::call(2, 3).await, 5);
+    assert_eq!(add(2, 3).await, 5, "the function stays a function");
     let client = Client::connect(server()).await.unwrap();
     let listed = client.request("tools/list", json!({})).await.unwrap();
     let greet = &listed["tools"][1];
@@ -321,7 +321,7 @@ async fn tools_list_pages_with_a_cursor() {
 
 #[tokio::test]
 async fn runtime_changes_update_the_list_and_notify_each_era() {
-    let server = McpServer::new("live").tool(add);
+    let server = McpServer::new("live").tool(AddTool);
     let handle = server.handle();
     let legacy = Client::builder().legacy().connect(server).await.unwrap();
     let init = legacy.initialize_result().unwrap();
@@ -329,7 +329,7 @@ async fn runtime_changes_update_the_list_and_notify_each_era() {
         init.capabilities.tools.as_ref().unwrap().list_changed,
         Some(true)
     );
-    handle.add_tool(hello);
+    handle.add_tool(HelloTool);
     let note = tokio::time::timeout(Duration::from_secs(5), legacy.next_notification())
         .await
         .unwrap()
@@ -357,7 +357,7 @@ async fn runtime_changes_update_the_list_and_notify_each_era() {
 
 #[tokio::test]
 async fn a_2026_listen_stream_hears_tool_changes() {
-    let server = McpServer::new("live").tool(add);
+    let server = McpServer::new("live").tool(AddTool);
     let handle = server.handle();
     let mut conn = mcp::transport::RawConnection::open(server).await.unwrap();
     let meta = json!({
@@ -365,7 +365,7 @@ async fn a_2026_listen_stream_hears_tool_changes() {
         "io.modelcontextprotocol/clientCapabilities": {}
     });
     conn.send_json(&json!({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
-        "params": {"_meta": meta, "notifications": {"toolsListChanged": true, "promptsListChanged": true}}}))
+        "params": {"_meta": meta, "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["shop://about"]}}}))
         .await
         .unwrap();
     let ack = conn.recv_json().await.unwrap();
@@ -379,7 +379,7 @@ async fn a_2026_listen_stream_hears_tool_changes() {
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "L"
     );
-    handle.add_tool(hello);
+    handle.add_tool(HelloTool);
     let changed = tokio::time::timeout(Duration::from_secs(5), conn.recv_json())
         .await
         .unwrap()

@@ -145,3 +145,55 @@ pub fn with_output<S: Send + Sync + 'static>(
         ),
     }
 }
+
+/// Runs a plain (non-async) resource or prompt function off the async executor; a panic is an
+/// internal error.
+pub async fn run_blocking_plain<T, F>(f: F) -> Result<T, crate::McpError>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    run_blocking(f).await.map_err(|route| match route {
+        ErrorRoute::Protocol(e) => e,
+        ErrorRoute::Tool(m) | ErrorRoute::Internal(m) => crate::McpError::internal(m),
+    })
+}
+
+/// Takes a URI template variable and parses it; one that does not parse names no resource.
+pub fn uri_var<T: std::str::FromStr>(
+    vars: &mut std::collections::BTreeMap<String, String>,
+    name: &str,
+) -> Result<T, crate::server::ReadFailure> {
+    vars.remove(name)
+        .and_then(|v| v.parse().ok())
+        .ok_or(crate::server::ReadFailure::NotFound)
+}
+
+/// Takes an optional URI template variable (a query parameter).
+pub fn uri_var_opt<T: std::str::FromStr>(
+    vars: &mut std::collections::BTreeMap<String, String>,
+    name: &str,
+) -> Result<Option<T>, crate::server::ReadFailure> {
+    match vars.remove(name) {
+        None => Ok(None),
+        Some(v) => v
+            .parse()
+            .map(Some)
+            .map_err(|_| crate::server::ReadFailure::NotFound),
+    }
+}
+
+/// Builds a generated resource (its template was checked by the macro).
+pub fn resource_def<S: Send + Sync + 'static>(
+    uri: &str,
+    name: &str,
+    handler: crate::server::ResourceHandler<S>,
+) -> crate::server::ResourceDef<S> {
+    match crate::server::ResourceDef::with_handler(uri, name, handler) {
+        Ok(def) => def,
+        Err(e) => panic!(
+            "resource `{name}` has an invalid URI template: {}",
+            e.message()
+        ),
+    }
+}

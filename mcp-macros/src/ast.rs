@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Ident, LitStr, Pat, PathArguments, ReturnType, Type};
 
-use crate::attrs::{parse_arg_attrs, ArgAttrs, ToolAttrs};
+use crate::attrs::{parse_arg_attrs, ArgAttrs, ToolAttrs, ARG_KEYS};
 use crate::ctxt::Ctxt;
 use crate::docs::doc_text;
 
@@ -74,14 +74,14 @@ pub(crate) fn strip_arg_attrs(sig: &mut syn::Signature) -> Vec<Vec<syn::Attribut
         .collect()
 }
 
-fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+pub(crate) fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
         _ => None,
     }
 }
 
-fn generic_args(seg: &syn::PathSegment) -> Vec<&Type> {
+pub(crate) fn generic_args(seg: &syn::PathSegment) -> Vec<&Type> {
     match &seg.arguments {
         PathArguments::AngleBracketed(args) => args
             .args
@@ -192,7 +192,7 @@ pub(crate) fn parse_tool_fn(
                 let mut arg_attrs = ArgAttrs::default();
                 let mut seen = HashSet::new();
                 for attr in extra.iter().filter(|a| a.path().is_ident("arg")) {
-                    parse_arg_attrs(cx, attr, &mut arg_attrs, &mut seen);
+                    parse_arg_attrs(cx, attr, &mut arg_attrs, &mut seen, ARG_KEYS);
                 }
                 let (schema_ty, optional) = match last_segment(&pt.ty) {
                     Some(seg) if seg.ident == "Option" && generic_args(seg).len() == 1 => {
@@ -262,7 +262,7 @@ pub(crate) fn parse_tool_fn(
 }
 
 /// `Some(state)` when `ty` is `RequestContext` or `RequestContext<S>` (any path).
-fn context_state(ty: &Type) -> Option<Option<Box<Type>>> {
+pub(crate) fn context_state(ty: &Type) -> Option<Option<Box<Type>>> {
     let seg = last_segment(ty)?;
     if seg.ident != "RequestContext" {
         return None;

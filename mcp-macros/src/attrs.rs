@@ -21,6 +21,8 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "meta",
 ];
 
+pub(crate) const TEXT_ARG_KEYS: &[&str] = &["complete", "description", "rename"];
+
 pub(crate) const ARG_KEYS: &[&str] = &[
     "default",
     "range",
@@ -50,6 +52,7 @@ pub(crate) struct ArgAttrs {
     pub(crate) pattern: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) rename: Option<LitStr>,
+    pub(crate) complete: Option<Expr>,
 }
 
 /// Refuses a key given twice.
@@ -138,6 +141,7 @@ pub(crate) fn parse_arg_attrs(
     attr: &syn::Attribute,
     into: &mut ArgAttrs,
     seen: &mut HashSet<String>,
+    known: &[&str],
 ) {
     let result = attr.parse_nested_meta(|meta| {
         let key = meta
@@ -145,8 +149,8 @@ pub(crate) fn parse_arg_attrs(
             .get_ident()
             .map(ToString::to_string)
             .unwrap_or_default();
-        if !ARG_KEYS.contains(&key.as_str()) {
-            cx.error(&meta.path, unknown_key("arg", &key, ARG_KEYS));
+        if !known.contains(&key.as_str()) {
+            cx.error(&meta.path, unknown_key("arg", &key, known));
             return skip_value(&meta);
         }
         if !first_time(cx, seen, &meta, "arg") {
@@ -157,6 +161,7 @@ pub(crate) fn parse_arg_attrs(
             "pattern" => into.pattern = Some(meta.value()?.parse()?),
             "description" => into.description = Some(meta.value()?.parse()?),
             "rename" => into.rename = Some(meta.value()?.parse()?),
+            "complete" => into.complete = Some(meta.value()?.parse()?),
             "range" => {
                 let content;
                 syn::parenthesized!(content in meta.input);

@@ -7,7 +7,7 @@ use crate::ast::{Param, Receiver, Ret, ToolFn};
 
 /// How the generated handler reaches the user's function.
 pub(crate) enum Target<'a> {
-    /// `path::call(args)` (a free function moved into its unit struct).
+    /// `function(args)` (a free function).
     Free(&'a syn::Ident),
     /// `__this.method(args)` or `Type::method(args)`.
     Method(&'a syn::Type),
@@ -93,7 +93,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
 
     let fn_ident = &tool.ident;
     let (capture, callee) = match (&target, &tool.receiver) {
-        (Target::Free(path), _) => (quote!(), quote!(#path::call)),
+        (Target::Free(path), _) => (quote!(), quote!(#path)),
         (Target::Method(_), Receiver::Ref) => (
             quote!(let __this = __this.clone();),
             quote!(__this.#fn_ident),

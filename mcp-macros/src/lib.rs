@@ -10,11 +10,12 @@ mod attrs;
 mod ctxt;
 mod docs;
 mod expand;
+mod features;
 mod suggest;
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::spanned::Spanned;
 
 use crate::ast::{parse_tool_fn, strip_arg_attrs, Receiver};
@@ -26,11 +27,27 @@ use crate::expand::{state_type, tool_def, Target};
 /// description and JSON Schema; every call is validated against that schema before the body
 /// runs. See the `mcp` crate documentation for the keys of `#[tool(...)]` and `#[arg(...)]`.
 ///
-/// On a free function, the function becomes a unit struct of the same name that `McpServer::tool`
-/// accepts; the body stays callable as `name::call(...)`.
+/// On a free function `search_books`, the function stays as written and a unit struct
+/// `SearchBooksTool` is generated for `McpServer::tool(SearchBooksTool)`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_free_tool(args.into(), input.into()).into()
+}
+
+/// Turns a function into a resource (`#[resource("books://{id}")]`): a fixed URI is listed in
+/// `resources/list`, a template in `resources/templates/list`, and each template variable is
+/// bound to the parameter of the same name (parsed from text). Returning `None` (or an
+/// `Option`) answers "resource not found".
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    features::expand_resource(args.into(), input.into()).into()
+}
+
+/// Turns a function into a prompt: its text parameters (`String`, or `Option<String>` for an
+/// optional one) are the prompt's arguments, its doc comments their descriptions.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    features::expand_prompt(args.into(), input.into()).into()
 }
 
 /// Marks an impl block whose `#[tool]` methods are tools sharing `&self`; the value (or an
@@ -69,15 +86,7 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     }
     let tool = parse_tool_fn(&cx, &item.sig, &item.attrs, &param_attrs, attrs);
 
-    let vis = &item.vis;
     let ident = &item.sig.ident;
-    let docs: Vec<_> = item
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let mut call = item.clone();
-    call.sig.ident = format_ident!("call", span = ident.span());
     let state = state_type(&tool);
     let (impl_generics, state_ty) = match &state {
         Some(s) => (quote!(), s.clone()),
@@ -92,24 +101,56 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         tool_def(&tool, Target::Free(ident), &state_ty)
     };
     let errors = cx.into_compile_errors();
+    let handle = handle_struct(&item.vis, ident, "tool");
+    let handle_ident = handle_ident(ident, "tool");
     quote! {
         #errors
-        #(#docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-
-        impl #ident {
-            #call
-        }
+        #item
+        #handle
 
         const _: () = {
-            impl #impl_generics ::mcp::server::IntoTool<#state_ty> for #ident {
+            impl #impl_generics ::mcp::server::IntoTool<#state_ty> for #handle_ident {
                 fn into_tool(self) -> ::mcp::server::ToolDef<#state_ty> {
                     #body
                 }
             }
         };
+    }
+}
+
+/// `search_books` -> `SearchBooksTool` (or `...Resource`, `...Prompt`): the value that registers
+/// the function.
+pub(crate) fn handle_ident(ident: &syn::Ident, what: &str) -> syn::Ident {
+    let name = ident.to_string();
+    let pascal: String = name
+        .trim_start_matches("r#")
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect();
+    let suffix = match what {
+        "tool" => "Tool",
+        "resource" => "Resource",
+        _ => "Prompt",
+    };
+    syn::Ident::new(&format!("{pascal}{suffix}"), ident.span())
+}
+
+/// The unit struct that stands for a function registered with the server (the function itself
+/// stays an ordinary function).
+pub(crate) fn handle_struct(vis: &syn::Visibility, ident: &syn::Ident, what: &str) -> TokenStream2 {
+    let handle = handle_ident(ident, what);
+    let doc = format!("The {what} [`{ident}`], to register with the server: `.{what}({handle})`.");
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #handle;
     }
 }
 

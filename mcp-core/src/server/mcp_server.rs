@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::output::ErrorRoute;
-use super::registry::{ListChange, Registry};
+use super::prompts::{IntoPrompt, PromptDef};
+use super::registry::{remove_where, upsert, ListChange, Registry};
+use super::resources::{IntoResource, ResourceDef};
 use super::tool::{IntoTool, IntoTools, ToolSet};
 use crate::engine::unwind::CatchUnwind;
 use crate::era::Era;
@@ -60,9 +62,12 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     fn from_lowlevel(mut lowlevel: Server<S>) -> Self {
         let registry = Arc::new(Registry::new());
         install_tools(&mut lowlevel, &registry);
+        super::features::install(&mut lowlevel, &registry);
         let (opened, closed) = (registry.clone(), registry.clone());
         lowlevel
             .tools_list_changed(true)
+            .prompts_list_changed(true)
+            .resources_list_changed(true)
             .on_connect(move |s| opened.session_opened(s))
             .on_close(move |s| closed.session_closed(&s));
         Self { lowlevel, registry }
@@ -108,6 +113,21 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         for tool in tools.into_tools() {
             self.registry.insert(tool);
         }
+        self
+    }
+
+    /// Adds a resource or resource template (a `#[resource]` function or a `ResourceDef`).
+    /// One with the same URI (template) replaces the earlier one.
+    pub fn resource(self, resource: impl IntoResource<S>) -> Self {
+        let def = resource.into_resource();
+        upsert(&self.registry.resources, def, same_uri);
+        self
+    }
+
+    /// Adds a prompt (a `#[prompt]` function or a `PromptDef`). One with the same name replaces
+    /// the earlier one.
+    pub fn prompt(self, prompt: impl IntoPrompt<S>) -> Self {
+        upsert(&self.registry.prompts, prompt.into_prompt(), same_name);
         self
     }
 
@@ -171,6 +191,36 @@ impl<S: Send + Sync + 'static> ServerHandle<S> {
         self.registry.announce(ListChange::Tools);
     }
 
+    /// Adds (or replaces) a resource or template.
+    pub fn add_resource(&self, resource: impl IntoResource<S>) {
+        upsert(&self.registry.resources, resource.into_resource(), same_uri);
+        self.registry.announce(ListChange::Resources);
+    }
+
+    /// Removes the resource or template with this URI (template); false if none.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = remove_where(&self.registry.resources, |r| r.template.as_str() == uri);
+        if removed {
+            self.registry.announce(ListChange::Resources);
+        }
+        removed
+    }
+
+    /// Adds (or replaces) a prompt.
+    pub fn add_prompt(&self, prompt: impl IntoPrompt<S>) {
+        upsert(&self.registry.prompts, prompt.into_prompt(), same_name);
+        self.registry.announce(ListChange::Prompts);
+    }
+
+    /// Removes the prompt with this name; false if none.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = remove_where(&self.registry.prompts, |p| p.prompt.name == name);
+        if removed {
+            self.registry.announce(ListChange::Prompts);
+        }
+        removed
+    }
+
     /// Removes a tool; false if none had that name (nothing is announced then).
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self.registry.remove(name);
@@ -179,6 +229,14 @@ impl<S: Send + Sync + 'static> ServerHandle<S> {
         }
         removed
     }
+}
+
+fn same_uri<S: Send + Sync + 'static>(a: &ResourceDef<S>, b: &ResourceDef<S>) -> bool {
+    a.template.as_str() == b.template.as_str()
+}
+
+fn same_name<S: Send + Sync + 'static>(a: &PromptDef<S>, b: &PromptDef<S>) -> bool {
+    a.prompt.name == b.prompt.name
 }
 
 fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Arc<Registry<S>>) {
@@ -262,10 +320,18 @@ async fn listen<S: Send + Sync + 'static>(
     ctx: RequestContext<S>,
     filter: SubscriptionFilter,
 ) -> Result<SubscriptionsListenResult, McpError> {
-    let tools = filter.tools_list_changed == Some(true);
+    let wants = |flag: Option<bool>| flag == Some(true);
+    let (tools, prompts, resources) = (
+        wants(filter.tools_list_changed),
+        wants(filter.prompts_list_changed),
+        wants(filter.resources_list_changed),
+    );
     let honoured = SubscriptionFilter {
         tools_list_changed: tools.then_some(true),
-        ..SubscriptionFilter::default()
+        prompts_list_changed: prompts.then_some(true),
+        resources_list_changed: resources.then_some(true),
+        // Per-resource updates are published by the subscriptions issue's event bus.
+        resource_subscriptions: None,
     };
     let mut changes = registry.subscribe();
     ctx.notify(
@@ -277,14 +343,14 @@ async fn listen<S: Send + Sync + 'static>(
     )
     .await?;
     loop {
-        match changes.recv().await {
-            Ok(ListChange::Tools) if tools => {
-                ctx.notify("notifications/tools/list_changed", json!({}))
-                    .await?
-            }
-            Ok(_) | Err(RecvError::Lagged(_)) => {}
+        let method = match changes.recv().await {
+            Ok(ListChange::Tools) if tools => "notifications/tools/list_changed",
+            Ok(ListChange::Prompts) if prompts => "notifications/prompts/list_changed",
+            Ok(ListChange::Resources) if resources => "notifications/resources/list_changed",
+            Ok(_) | Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => break,
-        }
+        };
+        ctx.notify(method, json!({})).await?;
     }
     Ok(SubscriptionsListenResult::default())
 }

@@ -1,17 +1,29 @@
 //! The high-level server: tools from `#[tool]` functions (or hand-built [`ToolDef`]s), argument
 //! validation against exactly the schema `tools/list` shows, results shaped for the era.
 
+pub(crate) mod base64;
+mod completion;
+mod features;
 mod mcp_server;
 pub mod output;
+mod prompts;
 mod registry;
+mod resources;
 mod schema;
 mod tool;
 mod tool_error;
+mod uri_template;
 mod validate;
 
+pub use base64::encode as base64_encode;
+pub use completion::{completer, Completer, MAX_COMPLETIONS};
+pub use features::not_found;
 pub use mcp_server::{McpServer, ServerHandle};
+pub use prompts::{IntoPrompt, IntoPromptResult, PromptDef, PromptHandler};
 pub use registry::ListChange;
+pub use resources::{IntoReadResult, IntoResource, ReadFailure, ResourceDef, ResourceHandler};
 pub use schema::{output_schema, wrap_output_schema, ArgSpec, ArgsSchema};
 pub use tool::{IntoTool, IntoTools, ToolDef, ToolHandler, ToolSet};
 pub use tool_error::ToolError;
+pub use uri_template::UriTemplate;
 pub use validate::SchemaValidator;

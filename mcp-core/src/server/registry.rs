@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use super::prompts::PromptDef;
+use super::resources::ResourceDef;
 use super::tool::ToolDef;
 use crate::era::Era;
 use crate::error::McpError;
@@ -17,6 +19,10 @@ use crate::lowlevel::Session;
 pub enum ListChange {
     /// The tool list changed.
     Tools,
+    /// The prompt list changed.
+    Prompts,
+    /// The resource (or template) list changed.
+    Resources,
 }
 
 struct ToolSet<S> {
@@ -47,6 +53,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
 pub(crate) struct Registry<S> {
     tools: RwLock<ToolSet<S>>,
+    pub(crate) resources: RwLock<Vec<Arc<ResourceDef<S>>>>,
+    pub(crate) prompts: RwLock<Vec<Arc<PromptDef<S>>>>,
     pub(crate) page_size: RwLock<Option<usize>>,
     sessions: Mutex<Vec<Session>>,
     changes: broadcast::Sender<ListChange>,
@@ -61,6 +69,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
                 modern_page: Arc::default(),
                 legacy_page: Arc::default(),
             }),
+            resources: RwLock::new(Vec::new()),
+            prompts: RwLock::new(Vec::new()),
             page_size: RwLock::new(None),
             sessions: Mutex::new(Vec::new()),
             changes: broadcast::channel(64).0,
@@ -161,6 +171,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn announce(&self, change: ListChange) {
         let method = match change {
             ListChange::Tools => "notifications/tools/list_changed",
+            ListChange::Prompts => "notifications/prompts/list_changed",
+            ListChange::Resources => "notifications/resources/list_changed",
         };
         let sessions: Vec<Session> = self
             .sessions
@@ -181,4 +193,26 @@ impl<S: Send + Sync + 'static> Registry<S> {
         }
         let _ = self.changes.send(change);
     }
+}
+
+/// Replaces the entry with the same key or appends.
+pub(crate) fn upsert<T>(list: &RwLock<Vec<Arc<T>>>, item: T, same: impl Fn(&T, &T) -> bool) {
+    let mut list = list.write().unwrap_or_else(|p| p.into_inner());
+    match list.iter().position(|x| same(x, &item)) {
+        Some(i) => list[i] = Arc::new(item),
+        None => list.push(Arc::new(item)),
+    }
+}
+
+/// Removes the entries `matches` selects; true if there was one.
+pub(crate) fn remove_where<T>(list: &RwLock<Vec<Arc<T>>>, matches: impl Fn(&T) -> bool) -> bool {
+    let mut list = list.write().unwrap_or_else(|p| p.into_inner());
+    let before = list.len();
+    list.retain(|x| !matches(x));
+    list.len() != before
+}
+
+/// A snapshot of the list.
+pub(crate) fn snapshot<T>(list: &RwLock<Vec<Arc<T>>>) -> Vec<Arc<T>> {
+    list.read().unwrap_or_else(|p| p.into_inner()).clone()
 }

@@ -49,7 +49,7 @@ impl Shop {
 
 fn main() {
     let _server = McpServer::new("s")
-        .tool(search)
-        .tool(words)
+        .tool(SearchTool)
+        .tool(WordsTool)
         .tools(Shop { name: "x".into() });
 }

@@ -1,0 +1,158 @@
+//! The handlers the high-level server installs for resources, prompts and completion.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::completion::MAX_COMPLETIONS;
+use super::registry::{snapshot, Registry};
+use super::resources::ReadFailure;
+use crate::era::Era;
+use crate::error::{codes, McpError};
+use crate::lowlevel::{RequestContext, Server};
+use crate::types::*;
+
+pub(crate) fn install<S: Send + Sync + 'static>(
+    server: &mut Server<S>,
+    registry: &Arc<Registry<S>>,
+) {
+    let reg = registry.clone();
+    server.on_list_resources(move |_, _| {
+        let resources = snapshot(&reg.resources)
+            .iter()
+            .filter(|r| r.is_static())
+            .map(|r| r.as_resource())
+            .collect();
+        async move {
+            Ok(ListResourcesResult {
+                resources,
+                ..Default::default()
+            })
+        }
+    });
+    let reg = registry.clone();
+    server.on_list_resource_templates(move |_, _| {
+        let resource_templates = snapshot(&reg.resources)
+            .iter()
+            .filter(|r| !r.is_static())
+            .map(|r| r.as_template())
+            .collect();
+        async move {
+            Ok(ListResourceTemplatesResult {
+                resource_templates,
+                ..Default::default()
+            })
+        }
+    });
+    let reg = registry.clone();
+    server.on_read_resource(move |ctx, p| {
+        let reg = reg.clone();
+        async move { read(&reg, ctx, p.uri).await }
+    });
+    let reg = registry.clone();
+    server.on_list_prompts(move |_, _| {
+        let prompts = snapshot(&reg.prompts)
+            .iter()
+            .map(|p| p.prompt.clone())
+            .collect();
+        async move {
+            Ok(ListPromptsResult {
+                prompts,
+                ..Default::default()
+            })
+        }
+    });
+    let reg = registry.clone();
+    server.on_get_prompt(move |ctx, p| {
+        let reg = reg.clone();
+        async move { get_prompt(&reg, ctx, p).await }
+    });
+    let reg = registry.clone();
+    server.on_completion(move |_, p| {
+        let reg = reg.clone();
+        async move { Ok(complete(&reg, &p)) }
+    });
+}
+
+async fn read<S: Send + Sync + 'static>(
+    registry: &Registry<S>,
+    ctx: RequestContext<S>,
+    uri: String,
+) -> Result<ReadResourceResult, McpError> {
+    let resources = snapshot(&registry.resources);
+    // A fixed URI wins over a template that also matches it.
+    let found = resources
+        .iter()
+        .filter(|r| r.is_static())
+        .chain(resources.iter().filter(|r| !r.is_static()))
+        .find_map(|r| r.template.matches(&uri).map(|vars| (r.clone(), vars)));
+    let era = ctx.era();
+    let Some((def, vars)) = found else {
+        return Err(not_found(era, &uri));
+    };
+    match (def.handler)(ctx, uri.clone(), vars).await {
+        Ok(result) => Ok(result),
+        Err(ReadFailure::NotFound) => Err(not_found(era, &uri)),
+        Err(ReadFailure::Error(e)) => Err(e),
+    }
+}
+
+/// Resource not found: `-32602` on 2026, `-32002` on 2025, with `data.uri` on both.
+pub fn not_found(era: Era, uri: &str) -> McpError {
+    let code = match era {
+        Era::Modern => codes::INVALID_PARAMS,
+        Era::Legacy => codes::RESOURCE_NOT_FOUND,
+    };
+    McpError::new(code, "Resource not found").with_data(json!({ "uri": uri }))
+}
+
+async fn get_prompt<S: Send + Sync + 'static>(
+    registry: &Registry<S>,
+    ctx: RequestContext<S>,
+    params: GetPromptRequestParams,
+) -> Result<GetPromptResult, McpError> {
+    let def = snapshot(&registry.prompts)
+        .into_iter()
+        .find(|p| p.prompt.name == params.name)
+        .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+    let args: BTreeMap<String, String> = params.arguments.unwrap_or_default();
+    for arg in def.prompt.arguments.iter().flatten() {
+        if arg.required == Some(true) && !args.contains_key(&arg.name) {
+            return Err(McpError::invalid_params(format!(
+                "Missing required argument: {}",
+                arg.name
+            )));
+        }
+    }
+    (def.handler)(ctx, args).await
+}
+
+fn complete<S: Send + Sync + 'static>(
+    registry: &Registry<S>,
+    params: &CompleteRequestParams,
+) -> CompleteResult {
+    let completer = match &params.reference {
+        CompletionReference::Prompt { name, .. } => snapshot(&registry.prompts)
+            .into_iter()
+            .find(|p| &p.prompt.name == name)
+            .and_then(|p| p.completers.get(&params.argument.name).cloned()),
+        CompletionReference::Resource { uri } => snapshot(&registry.resources)
+            .into_iter()
+            .find(|r| r.template.as_str() == uri)
+            .and_then(|r| r.completers.get(&params.argument.name).cloned()),
+    };
+    let mut values = completer
+        .map(|c| c(&params.argument.value))
+        .unwrap_or_default();
+    let total = values.len();
+    values.truncate(MAX_COMPLETIONS);
+    CompleteResult {
+        completion: Completion {
+            has_more: Some(total > values.len()),
+            total: Some(total as u64),
+            values,
+        },
+        meta: None,
+    }
+}

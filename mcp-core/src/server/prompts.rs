@@ -1,0 +1,167 @@
+//! [`PromptDef`]: a prompt template with string arguments.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use super::completion::Completer;
+use crate::error::McpError;
+use crate::lowlevel::{BoxFuture, RequestContext};
+use crate::types::{ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
+
+/// The erased handler of a prompt: its arguments (required ones checked) in, messages out.
+pub type PromptHandler<S> = Arc<
+    dyn Fn(
+            RequestContext<S>,
+            BTreeMap<String, String>,
+        ) -> BoxFuture<Result<GetPromptResult, McpError>>
+        + Send
+        + Sync,
+>;
+
+/// One prompt.
+pub struct PromptDef<S> {
+    pub(crate) prompt: Prompt,
+    pub(crate) handler: PromptHandler<S>,
+    pub(crate) completers: BTreeMap<String, Completer>,
+}
+
+impl<S: Send + Sync + 'static> PromptDef<S> {
+    /// A prompt named `name` whose handler gets the arguments by name.
+    ///
+    /// ```
+    /// use mcp_core::server::PromptDef;
+    ///
+    /// let greet = PromptDef::<()>::new("greet", |_ctx, args| async move {
+    ///     Ok(format!("Say hello to {}.", args["who"]).into())
+    /// })
+    /// .argument("who", Some("Who to greet."), true);
+    /// ```
+    pub fn new<F, Fut>(name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(RequestContext<S>, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, McpError>> + Send + 'static,
+    {
+        let handler: PromptHandler<S> = Arc::new(move |ctx, args| Box::pin(handler(ctx, args)));
+        Self::with_handler(name, handler)
+    }
+
+    /// A prompt with an erased handler (what `#[prompt]` generates).
+    pub fn with_handler(name: impl Into<String>, handler: PromptHandler<S>) -> Self {
+        Self {
+            prompt: Prompt {
+                name: name.into(),
+                ..Prompt::default()
+            },
+            handler,
+            completers: BTreeMap::new(),
+        }
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.prompt.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.prompt.title = Some(title.into());
+        self
+    }
+
+    /// Declares an argument.
+    pub fn argument(mut self, name: &str, description: Option<&str>, required: bool) -> Self {
+        self.prompt
+            .arguments
+            .get_or_insert_with(Vec::new)
+            .push(PromptArgument {
+                name: name.to_owned(),
+                title: None,
+                description: description.map(str::to_owned),
+                required: Some(required),
+            });
+        self
+    }
+
+    /// Completes argument `argument` with `completer`.
+    pub fn complete(mut self, argument: impl Into<String>, completer: Completer) -> Self {
+        self.completers.insert(argument.into(), completer);
+        self
+    }
+
+    /// The definition `prompts/list` shows.
+    pub fn definition(&self) -> &Prompt {
+        &self.prompt
+    }
+}
+
+/// Something that becomes one prompt: a `#[prompt]` function or a [`PromptDef`].
+pub trait IntoPrompt<S> {
+    /// The prompt.
+    fn into_prompt(self) -> PromptDef<S>;
+}
+
+impl<S> IntoPrompt<S> for PromptDef<S> {
+    fn into_prompt(self) -> PromptDef<S> {
+        self
+    }
+}
+
+/// What a prompt function may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a prompt",
+    label = "this return type cannot become prompt messages",
+    note = "return a String (one user message), a PromptMessage, Vec<PromptMessage>, a GetPromptResult, or a Result of one of these"
+)]
+pub trait IntoPromptResult {
+    /// The result.
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError>;
+}
+
+impl From<String> for GetPromptResult {
+    fn from(text: String) -> Self {
+        Self {
+            description: None,
+            messages: vec![PromptMessage {
+                role: Role::User,
+                content: ContentBlock::text(text),
+            }],
+            meta: None,
+        }
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        Ok(self.into())
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        vec![self].into_prompt_result()
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        Ok(GetPromptResult {
+            description: None,
+            messages: self,
+            meta: None,
+        })
+    }
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoPromptResult, E: Into<McpError>> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        self.map_err(Into::into)?.into_prompt_result()
+    }
+}

@@ -1,0 +1,270 @@
+//! [`ResourceDef`]: a resource (a fixed URI) or a resource template (an RFC 6570 URI template
+//! whose variables are bound to the handler's parameters).
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use super::completion::Completer;
+use super::uri_template::UriTemplate;
+use crate::error::McpError;
+use crate::lowlevel::{BoxFuture, RequestContext};
+use crate::types::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+
+/// Why a read produced no contents.
+pub enum ReadFailure {
+    /// Nothing is at that URI (answered `-32602` on 2026, `-32002` on 2025, with `data.uri`).
+    NotFound,
+    /// Another error.
+    Error(McpError),
+}
+
+impl From<McpError> for ReadFailure {
+    fn from(e: McpError) -> Self {
+        Self::Error(e)
+    }
+}
+
+/// The erased handler of a resource: the URI and its template variables in, contents out.
+pub type ResourceHandler<S> = Arc<
+    dyn Fn(
+            RequestContext<S>,
+            String,
+            BTreeMap<String, String>,
+        ) -> BoxFuture<Result<ReadResourceResult, ReadFailure>>
+        + Send
+        + Sync,
+>;
+
+/// One resource or resource template.
+pub struct ResourceDef<S> {
+    pub(crate) template: UriTemplate,
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) handler: ResourceHandler<S>,
+    pub(crate) completers: BTreeMap<String, Completer>,
+}
+
+impl<S: Send + Sync + 'static> ResourceDef<S> {
+    /// A resource at `uri` (a fixed URI, listed in `resources/list`) or a template (with `{var}`
+    /// expressions, listed in `resources/templates/list`). The handler gets the URI read and the
+    /// template's variables.
+    ///
+    /// ```
+    /// use mcp_core::server::ResourceDef;
+    /// use mcp_core::types::{ReadResourceResult, ResourceContents};
+    ///
+    /// let book = ResourceDef::<()>::new("books://{id}", "book", |_ctx, uri, vars| async move {
+    ///     let text = format!("the book {}", vars["id"]);
+    ///     Ok(ReadResourceResult { contents: vec![ResourceContents::text(uri, text)], meta: None })
+    /// }).unwrap();
+    /// assert!(!book.is_static());
+    /// ```
+    pub fn new<F, Fut>(uri: &str, name: impl Into<String>, handler: F) -> Result<Self, McpError>
+    where
+        F: Fn(RequestContext<S>, String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
+    {
+        let handler: ResourceHandler<S> = Arc::new(move |ctx, uri, vars| {
+            let fut = handler(ctx, uri, vars);
+            Box::pin(async move { fut.await.map_err(ReadFailure::Error) })
+        });
+        Self::with_handler(uri, name, handler)
+    }
+
+    /// A resource with an erased handler (what `#[resource]` generates).
+    pub fn with_handler(
+        uri: &str,
+        name: impl Into<String>,
+        handler: ResourceHandler<S>,
+    ) -> Result<Self, McpError> {
+        let template = UriTemplate::parse(uri).map_err(McpError::internal)?;
+        Ok(Self {
+            template,
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            handler,
+            completers: BTreeMap::new(),
+        })
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the MIME type of the contents.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Completes template variable `variable` with `completer`.
+    pub fn complete(mut self, variable: impl Into<String>, completer: Completer) -> Self {
+        self.completers.insert(variable.into(), completer);
+        self
+    }
+
+    /// True for a fixed URI.
+    pub fn is_static(&self) -> bool {
+        self.template.is_static()
+    }
+
+    pub(crate) fn as_resource(&self) -> Resource {
+        Resource {
+            uri: self.template.as_str().to_owned(),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            ..Resource::default()
+        }
+    }
+
+    pub(crate) fn as_template(&self) -> ResourceTemplate {
+        ResourceTemplate {
+            uri_template: self.template.as_str().to_owned(),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            ..ResourceTemplate::default()
+        }
+    }
+}
+
+/// Something that becomes one resource: a `#[resource]` function or a [`ResourceDef`].
+pub trait IntoResource<S> {
+    /// The resource.
+    fn into_resource(self) -> ResourceDef<S>;
+}
+
+impl<S> IntoResource<S> for ResourceDef<S> {
+    fn into_resource(self) -> ResourceDef<S> {
+        self
+    }
+}
+
+/// What a resource function may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a resource",
+    label = "this return type cannot become resource contents",
+    note = "return a String (text), Vec<u8> (binary), ResourceContents, Vec<ResourceContents>, a ReadResourceResult, an Option of one of these (None: not found), or a Result of one of these"
+)]
+pub trait IntoReadResult {
+    /// The contents of `uri` (text or blob with `mime_type`).
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ReadFailure>;
+}
+
+fn single(contents: ResourceContents) -> ReadResourceResult {
+    ReadResourceResult {
+        contents: vec![contents],
+        meta: None,
+    }
+}
+
+impl IntoReadResult for String {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ReadFailure> {
+        Ok(single(ResourceContents::Text(
+            crate::types::TextResourceContents {
+                uri: uri.to_owned(),
+                mime_type: mime_type.map(str::to_owned),
+                text: self,
+                meta: None,
+            },
+        )))
+    }
+}
+
+impl IntoReadResult for &'static str {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ReadFailure> {
+        self.to_owned().into_read_result(uri, mime_type)
+    }
+}
+
+impl IntoReadResult for Vec<u8> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ReadFailure> {
+        Ok(single(ResourceContents::Blob(
+            crate::types::BlobResourceContents {
+                uri: uri.to_owned(),
+                mime_type: mime_type.map(str::to_owned),
+                blob: super::base64::encode(&self),
+                meta: None,
+            },
+        )))
+    }
+}
+
+impl IntoReadResult for ResourceContents {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ReadFailure> {
+        Ok(single(self))
+    }
+}
+
+impl IntoReadResult for Vec<ResourceContents> {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ReadFailure> {
+        Ok(ReadResourceResult {
+            contents: self,
+            meta: None,
+        })
+    }
+}
+
+impl IntoReadResult for ReadResourceResult {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ReadFailure> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoReadResult> IntoReadResult for Option<T> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ReadFailure> {
+        match self {
+            Some(v) => v.into_read_result(uri, mime_type),
+            None => Err(ReadFailure::NotFound),
+        }
+    }
+}
+
+impl<T: IntoReadResult, E: Into<McpError>> IntoReadResult for Result<T, E> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ReadFailure> {
+        match self {
+            Ok(v) => v.into_read_result(uri, mime_type),
+            Err(e) => Err(ReadFailure::Error(e.into())),
+        }
+    }
+}

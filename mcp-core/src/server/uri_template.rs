@@ -1,0 +1,260 @@
+//! RFC 6570 URI templates, matched in reverse: which variables would expand to this URI.
+//!
+//! Supported expressions: `{var}` (simple: one segment, no `/`), `{+var}` (reserved: may span
+//! `/`), `{/var}` (one path segment after a `/`), `{?a,b}` (query parameters, each optional),
+//! `{#var}` (fragment). Variables are percent-decoded. A value that could walk out of its place
+//! (`..` segments, a leading `/`, a backslash, a NUL) is refused.
+
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Literal(String),
+    Simple(String),
+    Reserved(String),
+    Segment(String),
+    Query(Vec<String>),
+    Fragment(String),
+}
+
+/// A parsed URI template.
+///
+/// ```
+/// use mcp_core::server::UriTemplate;
+///
+/// let t = UriTemplate::parse("books://{id}/chapters/{n}").unwrap();
+/// let vars = t.matches("books://dune/chapters/3").unwrap();
+/// assert_eq!(vars["id"], "dune");
+/// assert_eq!(vars["n"], "3");
+/// assert!(t.matches("books://../chapters/3").is_none(), "path traversal is refused");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct UriTemplate {
+    text: String,
+    parts: Vec<Part>,
+}
+
+impl UriTemplate {
+    /// Parses `text`; `Err` names what is wrong.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            if open > 0 {
+                parts.push(Part::Literal(rest[..open].to_owned()));
+            }
+            let close = rest[open..]
+                .find('}')
+                .map(|i| open + i)
+                .ok_or_else(|| format!("unclosed `{{` in URI template `{text}`"))?;
+            let expr = &rest[open + 1..close];
+            let (op, names) = match expr.chars().next() {
+                Some(c @ ('+' | '/' | '?' | '#')) => (Some(c), &expr[1..]),
+                _ => (None, expr),
+            };
+            let names: Vec<String> = names.split(',').map(|n| n.trim().to_owned()).collect();
+            if names
+                .iter()
+                .any(|n| n.is_empty() || !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            {
+                return Err(format!(
+                    "invalid variable in `{{{expr}}}` of URI template `{text}`"
+                ));
+            }
+            let single = |names: &[String]| -> Result<String, String> {
+                match names {
+                    [one] => Ok(one.clone()),
+                    _ => Err(format!(
+                        "`{{{expr}}}` takes one variable in URI template `{text}`"
+                    )),
+                }
+            };
+            parts.push(match op {
+                None => Part::Simple(single(&names)?),
+                Some('+') => Part::Reserved(single(&names)?),
+                Some('/') => Part::Segment(single(&names)?),
+                Some('#') => Part::Fragment(single(&names)?),
+                _ => Part::Query(names),
+            });
+            rest = &rest[close + 1..];
+        }
+        if !rest.is_empty() {
+            parts.push(Part::Literal(rest.to_owned()));
+        }
+        Ok(Self {
+            text: text.to_owned(),
+            parts,
+        })
+    }
+
+    /// The template as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The variable names, in order.
+    pub fn variables(&self) -> Vec<&str> {
+        self.parts
+            .iter()
+            .flat_map(|p| match p {
+                Part::Literal(_) => Vec::new(),
+                Part::Simple(n) | Part::Reserved(n) | Part::Segment(n) | Part::Fragment(n) => {
+                    vec![n.as_str()]
+                }
+                Part::Query(ns) => ns.iter().map(String::as_str).collect(),
+            })
+            .collect()
+    }
+
+    /// True when the template has no variables (a plain URI).
+    pub fn is_static(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, Part::Literal(_)))
+    }
+
+    /// The variables that expand to `uri`, or `None` if it does not match (or a value is
+    /// unsafe).
+    pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        let mut vars = BTreeMap::new();
+        if match_parts(&self.parts, uri, &mut vars) {
+            Some(vars)
+        } else {
+            None
+        }
+    }
+}
+
+fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>) -> bool {
+    let Some((first, rest)) = parts.split_first() else {
+        return input.is_empty();
+    };
+    match first {
+        Part::Literal(lit) => input
+            .strip_prefix(lit.as_str())
+            .is_some_and(|tail| match_parts(rest, tail, vars)),
+        Part::Query(names) => {
+            if !rest.is_empty() {
+                return false;
+            }
+            let query = match input.strip_prefix('?') {
+                Some(q) => q,
+                None if input.is_empty() => return true,
+                None => return false,
+            };
+            for pair in query.split('&').filter(|p| !p.is_empty()) {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                if !names.iter().any(|n| n == k) {
+                    return false;
+                }
+                match decode(v) {
+                    Some(v) if safe(&v) => {
+                        vars.insert(k.to_owned(), v);
+                    }
+                    _ => return false,
+                }
+            }
+            true
+        }
+        Part::Simple(name) | Part::Reserved(name) | Part::Segment(name) | Part::Fragment(name) => {
+            let (input, allow_slash) = match first {
+                Part::Segment(_) => match input.strip_prefix('/') {
+                    Some(i) => (i, false),
+                    None => return false,
+                },
+                Part::Fragment(_) => match input.strip_prefix('#') {
+                    Some(i) => (i, true),
+                    None => return false,
+                },
+                Part::Reserved(_) => (input, true),
+                _ => (input, false),
+            };
+            // Try the longest value first, then shorter ones, so later literals can match.
+            let stop = input
+                .char_indices()
+                .find(|&(_, c)| (!allow_slash && c == '/') || c == '?' || c == '#')
+                .map_or(input.len(), |(i, _)| i);
+            let mut ends: Vec<usize> = input[..stop]
+                .char_indices()
+                .map(|(i, _)| i)
+                .skip(1)
+                .collect();
+            ends.push(stop);
+            for end in ends.into_iter().rev() {
+                let raw = &input[..end];
+                let Some(value) = decode(raw) else { continue };
+                if !safe(&value) || (!allow_slash && value.contains('/')) {
+                    continue;
+                }
+                let mut attempt = vars.clone();
+                attempt.insert(name.clone(), value);
+                if match_parts(rest, &input[end..], &mut attempt) {
+                    *vars = attempt;
+                    return true;
+                }
+            }
+            false
+        }
+    }
+}
+
+/// Refuses values that could escape their place in a path.
+fn safe(value: &str) -> bool {
+    !value.is_empty()
+        && !value.starts_with('/')
+        && !value.contains('\\')
+        && !value.contains('\0')
+        && !value.split('/').any(|seg| seg == ".." || seg == ".")
+}
+
+fn decode(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = raw.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_operator_matches_and_traversal_is_refused() {
+        let t = UriTemplate::parse("file:///{+path}").unwrap();
+        assert_eq!(t.matches("file:///docs/a.md").unwrap()["path"], "docs/a.md");
+        assert!(t.matches("file:///docs/../etc/passwd").is_none());
+        assert!(
+            t.matches("file:///%2e%2e/etc").is_none(),
+            "encoded traversal too"
+        );
+        let t = UriTemplate::parse("books://{id}").unwrap();
+        assert!(
+            t.matches("books://a/b").is_none(),
+            "a simple variable is one segment"
+        );
+        assert_eq!(t.matches("books://caf%C3%A9").unwrap()["id"], "café");
+        let t = UriTemplate::parse("search://books{?q,limit}").unwrap();
+        let v = t.matches("search://books?q=dune&limit=5").unwrap();
+        assert_eq!((v["q"].as_str(), v["limit"].as_str()), ("dune", "5"));
+        assert!(t.matches("search://books?evil=1").is_none());
+        let t = UriTemplate::parse("repo://x{/owner}{/name}").unwrap();
+        let v = t.matches("repo://x/rust-lang/rust").unwrap();
+        assert_eq!(
+            (v["owner"].as_str(), v["name"].as_str()),
+            ("rust-lang", "rust")
+        );
+        assert!(UriTemplate::parse("bad://{unclosed").is_err());
+        assert_eq!(
+            UriTemplate::parse("a://{x}/{y}").unwrap().variables(),
+            ["x", "y"]
+        );
+    }
+}

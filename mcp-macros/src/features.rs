@@ -1,0 +1,482 @@
+//! `#[resource]` and `#[prompt]`: functions whose parameters are a URI template's variables or
+//! a prompt's text arguments.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::parse::ParseStream;
+use syn::spanned::Spanned;
+use syn::{FnArg, LitStr, Pat, Token, Type};
+
+use crate::ast::{context_state, generic_args, last_segment, strip_arg_attrs};
+use crate::attrs::{parse_arg_attrs, ArgAttrs, TEXT_ARG_KEYS};
+use crate::ctxt::Ctxt;
+use crate::docs::doc_text;
+use crate::suggest::unknown_key;
+
+const RESOURCE_KEYS: &[&str] = &["name", "title", "description", "mime_type"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
+
+#[derive(Default)]
+struct Keys {
+    uri: Option<LitStr>,
+    name: Option<LitStr>,
+    title: Option<LitStr>,
+    description: Option<LitStr>,
+    mime_type: Option<LitStr>,
+}
+
+fn parse_keys(
+    cx: &Ctxt,
+    input: ParseStream,
+    what: &str,
+    known: &[&str],
+    keys: &mut Keys,
+) -> syn::Result<()> {
+    let mut seen = HashSet::new();
+    while !input.is_empty() {
+        let path: syn::Path = input.parse()?;
+        let key = path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        input.parse::<Token![=]>()?;
+        let value: syn::Expr = input.parse()?;
+        if !known.contains(&key.as_str()) {
+            cx.error(&path, unknown_key(what, &key, known));
+        } else if !seen.insert(key.clone()) {
+            cx.error(&path, format!("`{key}` is given twice in #[{what}(...)]"));
+        } else {
+            let lit: LitStr = syn::parse2(quote!(#value))?;
+            let slot = match key.as_str() {
+                "name" => &mut keys.name,
+                "title" => &mut keys.title,
+                "description" => &mut keys.description,
+                _ => &mut keys.mime_type,
+            };
+            *slot = Some(lit);
+        }
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(())
+}
+
+struct Param {
+    ident: syn::Ident,
+    ty: Type,
+    inner: Type,
+    optional: bool,
+    wire: String,
+    description: Option<String>,
+    attrs: ArgAttrs,
+}
+
+struct Parsed {
+    item: syn::ItemFn,
+    params: Vec<Param>,
+    context: Option<Option<Box<Type>>>,
+    docs: Option<String>,
+}
+
+fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<Parsed, TokenStream> {
+    let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let mut out = syn::Error::new(
+                Span::call_site(),
+                format!("#[{what}] goes on a function (`async fn` or `fn`)"),
+            )
+            .to_compile_error();
+            out.extend(input);
+            return Err(out);
+        }
+    };
+    let param_attrs = strip_arg_attrs(&mut item.sig);
+    if !item.sig.generics.params.is_empty() {
+        cx.error(&item.sig.generics, format!("a {what} cannot be generic"));
+    }
+    let mut params = Vec::new();
+    let mut context = None;
+    for (input, extra) in item.sig.inputs.iter().zip(&param_attrs) {
+        let FnArg::Typed(pt) = input else {
+            cx.error(
+                input,
+                format!("#[{what}] goes on a free function, not a method"),
+            );
+            continue;
+        };
+        if let Some(state) = context_state(&pt.ty) {
+            if context.is_some() {
+                cx.error(
+                    &pt.ty,
+                    format!("a {what} takes at most one `RequestContext` parameter"),
+                );
+            }
+            context = Some(state);
+            continue;
+        }
+        let Pat::Ident(pat) = &*pt.pat else {
+            cx.error(&pt.pat, format!("a {what} parameter needs a plain name"));
+            continue;
+        };
+        let mut attrs = ArgAttrs::default();
+        let mut seen = HashSet::new();
+        for attr in extra.iter().filter(|a| a.path().is_ident("arg")) {
+            parse_arg_attrs(cx, attr, &mut attrs, &mut seen, TEXT_ARG_KEYS);
+        }
+        let (inner, optional) = match last_segment(&pt.ty) {
+            Some(seg) if seg.ident == "Option" && generic_args(seg).len() == 1 => {
+                (generic_args(seg)[0].clone(), true)
+            }
+            _ => ((*pt.ty).clone(), false),
+        };
+        let wire = attrs
+            .rename
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_else(|| pat.ident.to_string().trim_start_matches("r#").to_owned());
+        params.push(Param {
+            ident: pat.ident.clone(),
+            ty: (*pt.ty).clone(),
+            inner,
+            optional,
+            wire,
+            description: attrs
+                .description
+                .as_ref()
+                .map(LitStr::value)
+                .or_else(|| doc_text(extra)),
+            attrs,
+        });
+    }
+    let docs = doc_text(&item.attrs);
+    Ok(Parsed {
+        item,
+        params,
+        context,
+        docs,
+    })
+}
+
+/// The function as written, plus the unit struct that registers it.
+fn unit_struct(item: &syn::ItemFn, what: &str) -> TokenStream {
+    let handle = crate::handle_struct(&item.vis, &item.sig.ident, what);
+    quote! {
+        #item
+        #handle
+    }
+}
+
+fn state_of(context: &Option<Option<Box<Type>>>) -> (TokenStream, TokenStream) {
+    match context {
+        Some(Some(ty)) => (quote!(), quote!(#ty)),
+        Some(None) => (quote!(), quote!(())),
+        None => (
+            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
+            quote!(__S),
+        ),
+    }
+}
+
+fn call_args(item: &syn::ItemFn, params: &[Param]) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    let mut it = params.iter();
+    for input in &item.sig.inputs {
+        if let FnArg::Typed(pt) = input {
+            if context_state(&pt.ty).is_some() {
+                out.push(quote!(__ctx.clone()));
+            } else if let Some(p) = it.next() {
+                let ident = &p.ident;
+                out.push(quote!(#ident));
+            }
+        }
+    }
+    out
+}
+
+fn invoke(item: &syn::ItemFn, args: &[TokenStream]) -> TokenStream {
+    let ident = &item.sig.ident;
+    if item.sig.asyncness.is_some() {
+        quote!(#ident(#(#args),*).await)
+    } else {
+        quote!(::mcp::__private::run_blocking_plain(move || #ident(#(#args),*)).await?)
+    }
+}
+
+fn completers(params: &[Param]) -> Vec<TokenStream> {
+    params
+        .iter()
+        .filter_map(|p| {
+            let f = p.attrs.complete.as_ref()?;
+            let wire = &p.wire;
+            Some(quote_spanned!(f.span()=> .complete(#wire, ::mcp::server::completer(#f))))
+        })
+        .collect()
+}
+
+struct ResourceArgs {
+    keys: Keys,
+}
+
+/// Template variables (names) of an RFC 6570 template; `Err` for a malformed one.
+fn template_variables(text: &str) -> Result<Vec<String>, String> {
+    let mut vars = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..]
+            .find('}')
+            .ok_or("unclosed `{` in the URI template")?
+            + open;
+        let expr = rest[open + 1..close].trim_start_matches(['+', '/', '?', '#']);
+        for name in expr.split(',') {
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(format!(
+                    "`{{{}}}` is not a valid template expression",
+                    &rest[open + 1..close]
+                ));
+            }
+            vars.push(name.to_owned());
+        }
+        rest = &rest[close + 1..];
+    }
+    Ok(vars)
+}
+
+pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    let cx = Ctxt::default();
+    let parsed = match parse_fn(&cx, input, "resource") {
+        Ok(p) => p,
+        Err(out) => return out,
+    };
+    let mut resource = ResourceArgs {
+        keys: Keys::default(),
+    };
+    let parser = |input: ParseStream| -> syn::Result<()> {
+        if input.is_empty() {
+            return Err(
+                input.error("#[resource] needs its URI first: #[resource(\"books://{id}\")]")
+            );
+        }
+        resource.keys.uri = Some(input.parse()?);
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            parse_keys(&cx, input, "resource", RESOURCE_KEYS, &mut resource.keys)?;
+        }
+        Ok(())
+    };
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        cx.push(e);
+    }
+    let Parsed {
+        item,
+        params,
+        context,
+        docs,
+    } = parsed;
+    let uri = resource.keys.uri.clone();
+    if let Some(uri) = &uri {
+        match template_variables(&uri.value()) {
+            Err(message) => cx.error(uri, message),
+            Ok(vars) => {
+                for var in &vars {
+                    if !params.iter().any(|p| &p.wire == var) {
+                        cx.error(uri, format!("URI template variable `{{{var}}}` has no parameter named `{var}`; add `{var}: String` (or any type that parses from text) to the function"));
+                    }
+                }
+                for p in &params {
+                    if !vars.contains(&p.wire) {
+                        cx.error(
+                            &p.ident,
+                            format!(
+                                "parameter `{}` is not a variable of the URI template `{}`",
+                                p.wire,
+                                uri.value()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let out = unit_struct(&item, "resource");
+    let ident = &item.sig.ident;
+    let handle = crate::handle_ident(ident, "resource");
+    let (impl_generics, state) = state_of(&context);
+    let body = match (&uri, cx.has_errors()) {
+        (Some(uri), false) => {
+            let name = resource
+                .keys
+                .name
+                .as_ref()
+                .map(LitStr::value)
+                .unwrap_or_else(|| ident.to_string());
+            let description = resource
+                .keys
+                .description
+                .as_ref()
+                .map(LitStr::value)
+                .or(docs);
+            let mime = resource.keys.mime_type.as_ref().map(LitStr::value);
+            let mime_tokens = match &mime {
+                Some(m) => quote!(::std::option::Option::Some(#m)),
+                None => quote!(::std::option::Option::None),
+            };
+            let takes = params.iter().map(|p| {
+                let (ident, ty, inner, wire) = (&p.ident, &p.ty, &p.inner, &p.wire);
+                let f = if p.optional { quote!(uri_var_opt) } else { quote!(uri_var) };
+                quote_spanned!(inner.span()=> let #ident: #ty = ::mcp::__private::#f::<#inner>(&mut __vars, #wire)?;)
+            });
+            let args = call_args(&item, &params);
+            let call = invoke(&item, &args);
+            let mut builders = Vec::new();
+            if let Some(d) = description {
+                builders.push(quote!(.description(#d)));
+            }
+            if let Some(t) = &resource.keys.title {
+                builders.push(quote!(.title(#t)));
+            }
+            if let Some(m) = &mime {
+                builders.push(quote!(.mime_type(#m)));
+            }
+            builders.extend(completers(&params));
+            let ret_span = match &item.sig.output {
+                syn::ReturnType::Type(_, ty) => ty.span(),
+                syn::ReturnType::Default => ident.span(),
+            };
+            let convert = quote_spanned!(ret_span=> ::mcp::server::IntoReadResult::into_read_result(__ret, &__uri, #mime_tokens));
+            quote!({
+                let __handler: ::mcp::server::ResourceHandler<#state> = ::std::sync::Arc::new(
+                    move |__ctx: ::mcp::lowlevel::RequestContext<#state>, __uri: ::std::string::String, mut __vars: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
+                        ::std::boxed::Box::pin(async move {
+                            #(#takes)*
+                            let _ = (&__ctx, &mut __vars);
+                            let __ret = #call;
+                            #convert
+                        })
+                    },
+                );
+                ::mcp::__private::resource_def::<#state>(#uri, #name, __handler) #(#builders)*
+            })
+        }
+        _ => quote!(::std::unreachable!("this resource did not compile")),
+    };
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #out
+        const _: () = {
+            impl #impl_generics ::mcp::server::IntoResource<#state> for #handle {
+                fn into_resource(self) -> ::mcp::server::ResourceDef<#state> {
+                    #body
+                }
+            }
+        };
+    }
+}
+
+struct PromptKeys(Keys);
+
+pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    let cx = Ctxt::default();
+    let parsed = match parse_fn(&cx, input, "prompt") {
+        Ok(p) => p,
+        Err(out) => return out,
+    };
+    let mut keys = PromptKeys(Keys::default());
+    let parser = |input: ParseStream| parse_keys(&cx, input, "prompt", PROMPT_KEYS, &mut keys.0);
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        cx.push(e);
+    }
+    let keys = keys.0;
+    let Parsed {
+        item,
+        params,
+        context,
+        docs,
+    } = parsed;
+    for p in &params {
+        let is_string = last_segment(&p.inner).is_some_and(|s| s.ident == "String");
+        if !is_string {
+            cx.error(
+                &p.ty,
+                "a prompt argument is text: use `String`, or `Option<String>` for an optional one",
+            );
+        }
+    }
+    let out = unit_struct(&item, "prompt");
+    let ident = &item.sig.ident;
+    let handle = crate::handle_ident(ident, "prompt");
+    let (impl_generics, state) = state_of(&context);
+    let body = if cx.has_errors() {
+        quote!(::std::unreachable!("this prompt did not compile"))
+    } else {
+        let name = keys
+            .name
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_else(|| ident.to_string());
+        let takes = params.iter().map(|p| {
+            let (ident, wire) = (&p.ident, &p.wire);
+            if p.optional {
+                quote!(let #ident = __args.remove(#wire);)
+            } else {
+                quote!(let #ident = __args.remove(#wire).unwrap_or_default();)
+            }
+        });
+        let args = call_args(&item, &params);
+        let call = invoke(&item, &args);
+        let mut builders = Vec::new();
+        if let Some(d) = keys.description.as_ref().map(LitStr::value).or(docs) {
+            builders.push(quote!(.description(#d)));
+        }
+        if let Some(t) = &keys.title {
+            builders.push(quote!(.title(#t)));
+        }
+        for p in &params {
+            let wire = &p.wire;
+            let required = !p.optional;
+            let description = match &p.description {
+                Some(d) => quote!(::std::option::Option::Some(#d)),
+                None => quote!(::std::option::Option::None),
+            };
+            builders.push(quote!(.argument(#wire, #description, #required)));
+        }
+        builders.extend(completers(&params));
+        let ret_span = match &item.sig.output {
+            syn::ReturnType::Type(_, ty) => ty.span(),
+            syn::ReturnType::Default => ident.span(),
+        };
+        let convert =
+            quote_spanned!(ret_span=> ::mcp::server::IntoPromptResult::into_prompt_result(__ret));
+        quote!({
+            let __handler: ::mcp::server::PromptHandler<#state> = ::std::sync::Arc::new(
+                move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
+                    ::std::boxed::Box::pin(async move {
+                        #(#takes)*
+                        let _ = (&__ctx, &mut __args);
+                        let __ret = #call;
+                        #convert
+                    })
+                },
+            );
+            ::mcp::server::PromptDef::<#state>::with_handler(#name, __handler) #(#builders)*
+        })
+    };
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #out
+        const _: () = {
+            impl #impl_generics ::mcp::server::IntoPrompt<#state> for #handle {
+                fn into_prompt(self) -> ::mcp::server::PromptDef<#state> {
+                    #body
+                }
+            }
+        };
+    }
+}

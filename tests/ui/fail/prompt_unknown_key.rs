@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Summarize.
+#[prompt(descripton = "Summarize a text.")]
+async fn summarize(text: String) -> String {
+    text
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// One book.
+#[resource("books://{id")]
+async fn book(id: String) -> String {
+    id
+}
+
+fn main() {}

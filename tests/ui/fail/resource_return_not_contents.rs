@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// The page count.
+#[resource("shop://pages")]
+async fn pages() -> u64 {
+    3
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// One chapter of a book.
+#[resource("books://{id}/chapters/{chapter}")]
+async fn chapter(id: String) -> String {
+    id
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// The about page.
+#[resource]
+async fn about() -> String {
+    "A shop.".into()
+}
+
+fn main() {}
