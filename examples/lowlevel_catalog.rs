@@ -1,9 +1,13 @@
 //! The product catalog of seed 004: `tools/list` and `tools/call` by hand, then arguments
-//! validated by hand so a bad call is a tool error the model can read.
+//! validated against a JSON Schema by hand (`SchemaValidator`, the seed's `fromJsonSchema`) so a
+//! bad call is a tool error the model can read.
 //!
 //! Run: `cargo run --example lowlevel_catalog` (serves over stdio).
 
+use std::sync::Arc;
+
 use mcp::prelude::*;
+use mcp::server::SchemaValidator;
 use serde_json::{json, Value};
 
 struct Product {
@@ -72,27 +76,24 @@ async fn call_unchecked(
     Ok(CallToolResult::text(search(&query)))
 }
 
-/// Hand-written validation of the one argument: the reasons a model can act on.
-fn validate(arguments: &serde_json::Map<String, Value>) -> std::result::Result<&str, String> {
-    match arguments.get("query") {
-        None => Err("query is required".into()),
-        Some(Value::String(q)) => Ok(q),
-        Some(_) => Err("query must be string".into()),
-    }
-}
-
-/// The second version: validates before touching the arguments.
-async fn call_checked(_: RequestContext, params: CallToolRequestParams) -> Result<CallToolResult> {
-    if params.name != "search" {
-        return Ok(CallToolResult::error(format!(
-            "Unknown tool: {}",
-            params.name
-        )));
-    }
-    let args = params.arguments.unwrap_or_default();
-    match validate(&args) {
-        Ok(query) => Ok(CallToolResult::text(search(query))),
-        Err(reason) => Ok(CallToolResult::error(reason)),
+/// The second version: validates the arguments against a JSON Schema before touching them,
+/// with the SDK's validator (the same one, and the same error text, as the high-level path).
+fn checked(
+    validator: Arc<SchemaValidator>,
+) -> impl Fn(RequestContext, CallToolRequestParams) -> std::future::Ready<Result<CallToolResult>> {
+    move |_, params| {
+        if params.name != "search" {
+            return std::future::ready(Ok(CallToolResult::error(format!(
+                "Unknown tool: {}",
+                params.name
+            ))));
+        }
+        let args = Value::Object(params.arguments.unwrap_or_default());
+        let result = match validator.validate(&args) {
+            Ok(()) => CallToolResult::text(search(args["query"].as_str().unwrap_or_default())),
+            Err(reason) => CallToolResult::error(reason),
+        };
+        std::future::ready(Ok(result))
     }
 }
 
@@ -106,14 +107,19 @@ pub fn unchecked_server() -> Server {
 }
 
 /// The catalog server: registering `tools/call` again replaces the unchecked handler.
-pub fn server() -> Server {
+pub fn server() -> Result<Server> {
+    let validator = SchemaValidator::compile(&json!({
+        "type": "object",
+        "properties": {"query": {"type": "string"}},
+        "required": ["query"]
+    }))?;
     let mut server = unchecked_server();
-    server.on_call_tool(call_checked);
-    server
+    server.on_call_tool(checked(Arc::new(validator)));
+    Ok(server)
 }
 
 #[allow(dead_code)]
 #[tokio::main]
 async fn main() -> Result<()> {
-    server().serve_stdio().await
+    server()?.serve_stdio().await
 }

@@ -391,3 +391,84 @@ async fn a_2026_listen_stream_hears_tool_changes() {
     );
     conn.close().await;
 }
+
+/// The shop's motto.
+#[resource("shop://motto")]
+async fn motto() -> String {
+    "Read more.".into()
+}
+
+/// Quote the shop's motto, read from the server's own resources.
+#[tool(
+    icon = "https://example.com/quote.png",
+    meta = r#"{"vendor/tier": "free"}"#
+)]
+async fn quote(ctx: RequestContext) -> mcp::Result<String> {
+    let contents = ctx.read_resource("shop://motto").await?;
+    let value = serde_json::to_value(&contents.contents[0])?;
+    Ok(format!(
+        "\"{}\"",
+        value["text"].as_str().unwrap_or_default()
+    ))
+}
+
+/// Draw a dot.
+#[tool]
+async fn dot() -> Vec<ContentBlock> {
+    vec![
+        ContentBlock::text("a dot:"),
+        ContentBlock::image("iVBORw==", "image/png"),
+    ]
+}
+
+#[tokio::test]
+async fn context_reads_resources_content_passes_through_and_attributes_are_listed() {
+    let server = McpServer::new("ctx")
+        .resource(MottoResource)
+        .tool(QuoteTool)
+        .tool(DotTool);
+    let client = Client::connect(server).await.unwrap();
+    let quoted = client.call_tool("quote", json!({})).await.unwrap();
+    assert_eq!(text(&quoted), "\"Read more.\"");
+    let drawn = client.call_tool("dot", json!({})).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&drawn.content).unwrap(),
+        json!([{"type": "text", "text": "a dot:"}, {"type": "image", "data": "iVBORw==", "mimeType": "image/png"}])
+    );
+    assert!(
+        drawn.structured_content.is_none(),
+        "content passes through untouched"
+    );
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(
+        listed["tools"][0]["icons"],
+        json!([{"src": "https://example.com/quote.png"}])
+    );
+    assert_eq!(listed["tools"][0]["_meta"], json!({"vendor/tier": "free"}));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn output_that_breaks_its_schema_never_leaves() {
+    let liar = ToolDef::<()>::from_schema("liar", json!({"type": "object"}), |_, _| async {
+        Ok(CallToolResult::text("{}").with_structured(json!({"count": "many"})))
+    })
+    .unwrap()
+    .description("Promise an integer, return a string.")
+    .output_schema(
+        json!({"type": "object", "properties": {"count": {"type": "integer"}}}),
+        true,
+    )
+    .unwrap();
+    let client = Client::connect(McpServer::new("o").tool(liar))
+        .await
+        .unwrap();
+    let result = client.call_tool("liar", json!({})).await.unwrap();
+    assert!(result.is_error);
+    assert_eq!(text(&result), "Error executing tool liar");
+    assert!(
+        result.structured_content.is_none(),
+        "never a corrupt result"
+    );
+    client.close().await;
+}

@@ -336,7 +336,7 @@ async fn catalog_unchecked_crashes_into_a_protocol_error() {
 
 #[tokio::test]
 async fn catalog_checked_returns_tool_errors_the_model_can_read() {
-    let client = Client::connect(catalog::server()).await.unwrap();
+    let client = Client::connect(catalog::server().unwrap()).await.unwrap();
     let listed = client.list_tools().await.unwrap();
     assert_eq!(
         listed.tools[0].input_schema["properties"]["query"]["description"],
@@ -357,7 +357,7 @@ async fn catalog_checked_returns_tool_errors_the_model_can_read() {
         .await
         .unwrap();
     assert!(bad.is_error);
-    assert_eq!(texts(&bad), ["query must be string"]);
+    assert_eq!(texts(&bad), ["query: 42 is not of type \"string\""]);
 
     let unknown = client.call_tool("checkout", json!({})).await.unwrap();
     assert!(unknown.is_error);

@@ -5,6 +5,8 @@
 //! `"id": null`, as JSON-RPC 2.0 requires; the MCP schema types `id` as string|integer and lets
 //! it be omitted instead, so those errors are validated with the null id removed.
 
+#[path = "../examples/bookshop.rs"]
+mod bookshop;
 mod support;
 
 use std::path::PathBuf;
@@ -634,4 +636,92 @@ fn the_rest_of_the_protocol_model_validates() {
         })
         .unwrap(),
     );
+}
+
+/// The high-level server's answers (derived schemas, structured results, tool errors, the 2025
+/// wrapping of array results) validate in both revisions.
+#[tokio::test]
+async fn the_high_level_server_validates_in_both_revisions() {
+    for (revision, legacy) in [("2025-11-25", true), ("2026-07-28", false)] {
+        let Some(schema) = Schema::load(revision) else {
+            return;
+        };
+        let mut conn = RawConnection::open(bookshop::server()).await.unwrap();
+        let line = |id: i64, method: &str, params: Value| {
+            if legacy {
+                request(id, method, params)
+            } else {
+                modern(id, method, params)
+            }
+        };
+        if legacy {
+            let init = handshake(&mut conn, revision).await;
+            check_response(&schema, &init, "InitializeResult");
+        } else {
+            exchange(
+                &schema,
+                &mut conn,
+                line(0, "server/discover", json!({})),
+                "DiscoverResult",
+            )
+            .await;
+        }
+        let calls = [
+            (line(1, "tools/list", json!({})), "ListToolsResult"),
+            (
+                line(
+                    2,
+                    "tools/call",
+                    json!({"name": "search_books", "arguments": {"query": "dune"}}),
+                ),
+                "CallToolResult",
+            ),
+            (
+                line(
+                    3,
+                    "tools/call",
+                    json!({"name": "search_books", "arguments": {"limit": 99}}),
+                ),
+                "CallToolResult",
+            ),
+            (
+                line(
+                    4,
+                    "tools/call",
+                    json!({"name": "add_book", "arguments": {"title": "Dune", "author": "F", "year": 1}}),
+                ),
+                "CallToolResult",
+            ),
+            (
+                line(5, "tools/call", json!({"name": "nope"})),
+                "CallToolResult",
+            ),
+            (line(6, "resources/list", json!({})), "ListResourcesResult"),
+            (
+                line(7, "resources/templates/list", json!({})),
+                "ListResourceTemplatesResult",
+            ),
+            (line(8, "prompts/list", json!({})), "ListPromptsResult"),
+            (
+                line(
+                    9,
+                    "completion/complete",
+                    json!({"ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": ""}}),
+                ),
+                "CompleteResult",
+            ),
+            (
+                line(10, "resources/read", json!({"uri": "nowhere://x"})),
+                "Result",
+            ),
+        ];
+        for (call, def) in calls {
+            let (_, answer) = exchange(&schema, &mut conn, call, def).await;
+            assert!(
+                answer.get("result").is_some() || def == "Result",
+                "{revision}: {answer}"
+            );
+        }
+        conn.close().await;
+    }
 }

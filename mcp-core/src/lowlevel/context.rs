@@ -14,7 +14,7 @@ use crate::error::McpError;
 use crate::jsonrpc::{self, RequestId};
 use crate::types::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageNotificationParams, Meta,
-    ProgressNotificationParams, ServerCapabilities,
+    ProgressNotificationParams, ReadResourceResult, ServerCapabilities,
 };
 
 /// Everything known about one inbound message, shared by its contexts.
@@ -145,6 +145,27 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         self.meta()?
             .get("progressToken")
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+    }
+
+    /// Reads one of this server's own resources through its `resources/read` handler (whatever
+    /// serves it: the high-level registry or a hand-written handler).
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        let handler = self
+            .info
+            .server
+            .server
+            .requests
+            .get("resources/read")
+            .cloned()
+            .ok_or_else(|| McpError::method_not_found("resources/read"))?;
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::from(uri));
+        let value = handler(
+            self.clone(),
+            super::Params::from_value(Value::Object(params)),
+        )
+        .await?;
+        Ok(serde_json::from_value(value)?)
     }
 
     /// Sends a notification on this request's stream. On a 2026 `subscriptions/listen` stream

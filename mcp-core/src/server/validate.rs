@@ -15,6 +15,7 @@ const SHOWN_INPUT_CHARS: usize = 40;
 /// A compiled JSON Schema (2020-12 unless the schema names another dialect).
 ///
 /// ```
+/// # // Runs with the default `validation` feature.
 /// use mcp_core::server::SchemaValidator;
 /// use serde_json::json;
 ///
@@ -23,7 +24,6 @@ const SHOWN_INPUT_CHARS: usize = 40;
 ///     "properties": {"limit": {"type": "integer", "maximum": 50}},
 ///     "additionalProperties": false
 /// })).unwrap();
-/// # #[cfg(feature = "validation")]
 /// assert_eq!(
 ///     v.validate(&json!({"limit": 80})).unwrap_err(),
 ///     "limit: 80 is greater than the maximum of 50"

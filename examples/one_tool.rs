@@ -1,0 +1,16 @@
+//! The smallest useful server: one tool over stdio.
+//!
+//! Run: `cargo run --example one_tool`
+
+use mcp::prelude::*;
+
+/// Add two numbers.
+#[tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+#[tokio::main]
+async fn main() -> mcp::Result<()> {
+    McpServer::new("adder").tool(AddTool).serve_stdio().await
+}
