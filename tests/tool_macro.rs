@@ -200,3 +200,87 @@ async fn tool_errors_unknown_tools_and_defaults() {
     assert_eq!(text(&unknown), "Unknown tool: sell_book");
     client.close().await;
 }
+
+/// Where to ship an order.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Address {
+    /// Street and number.
+    pub street: String,
+    /// The city.
+    pub city: String,
+}
+
+/// How fast to ship.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Speed {
+    /// Within a week.
+    Standard,
+    /// Tomorrow.
+    Express,
+}
+
+/// Ship an order.
+#[tool]
+async fn ship(
+    /// Where to.
+    to: Address,
+    /// How fast.
+    #[arg(default = Speed::Standard)]
+    speed: Speed,
+) -> String {
+    let speed = match speed {
+        Speed::Standard => "standard",
+        Speed::Express => "express",
+    };
+    format!("{speed} to {}, {}", to.street, to.city)
+}
+
+impl serde::Serialize for Speed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Speed::Standard => "standard",
+            Speed::Express => "express",
+        })
+    }
+}
+
+#[tokio::test]
+async fn structs_and_enums_become_defs_and_defaults_apply() {
+    let client = Client::connect(McpServer::new("ship").tool(ShipTool))
+        .await
+        .unwrap();
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    let schema = &listed["tools"][0]["inputSchema"];
+    assert_eq!(schema["properties"]["to"]["$ref"], "#/$defs/Address");
+    assert_eq!(schema["properties"]["speed"]["$ref"], "#/$defs/Speed");
+    assert_eq!(schema["properties"]["speed"]["default"], "standard");
+    assert_eq!(schema["required"], json!(["to"]));
+    assert_eq!(
+        schema["$defs"]["Address"]["properties"]["city"]["description"],
+        "The city."
+    );
+    assert_eq!(schema["$defs"]["Speed"]["oneOf"][1]["const"], "express");
+    let shipped = client
+        .call_tool(
+            "ship",
+            json!({"to": {"street": "1 Main St", "city": "Oslo"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&shipped),
+        "standard to 1 Main St, Oslo",
+        "the default applies"
+    );
+    let bad = client
+        .call_tool(
+            "ship",
+            json!({"to": {"street": "x", "city": "y"}, "speed": "warp"}),
+        )
+        .await
+        .unwrap();
+    assert!(bad.is_error);
+    assert!(text(&bad).starts_with("speed: "), "{}", text(&bad));
+    client.close().await;
+}
