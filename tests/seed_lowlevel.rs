@@ -364,3 +364,39 @@ async fn catalog_checked_returns_tool_errors_the_model_can_read() {
     assert_eq!(texts(&unknown), ["Unknown tool: checkout"]);
     client.close().await;
 }
+
+#[tokio::test]
+async fn the_client_checks_structured_content_against_the_declared_schema() {
+    let mut server = structured::server();
+    server.on_call_tool(|_, _| async {
+        Ok(CallToolResult::text("Found three books.")
+            .with_structured(json!({"matches": "three", "query": "dune"})))
+    });
+    let client = Client::connect(server).await.unwrap();
+    let err = client
+        .call_tool("search_books", json!({"query": "dune", "limit": 5}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.message()
+            .starts_with("Invalid structured content returned by tool search_books"),
+        "{}",
+        err.message()
+    );
+    assert!(
+        err.message()
+            .contains("\"three\" is not of type \"integer\""),
+        "{}",
+        err.message()
+    );
+    // The raw request is not checked: the server never compares the two fields.
+    let raw = client
+        .request(
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "dune", "limit": 5}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(raw["structuredContent"]["matches"], "three");
+    client.close().await;
+}

@@ -17,6 +17,7 @@ use crate::era::{Era, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId, ResponseWaiter};
 use crate::serve::IntoServer;
+use crate::server::SchemaValidator;
 use crate::transport::lines::{Frame, LineReader};
 use crate::types::{InitializeRequestParams, InitializeResult};
 
@@ -42,6 +43,8 @@ pub struct Client {
     next_id: AtomicI64,
     notifications: tokio::sync::Mutex<mpsc::Receiver<ServerNotification>>,
     initialize: Option<InitializeResult>,
+    /// Output-schema validators of the tools seen in `tools/list` (`None`: no output schema).
+    pub(crate) output_schemas: Mutex<HashMap<String, Option<Arc<SchemaValidator>>>>,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
     server: JoinHandle<()>,
@@ -99,6 +102,7 @@ impl Client {
             next_id: AtomicI64::new(1),
             notifications: tokio::sync::Mutex::new(note_rx),
             initialize: None,
+            output_schemas: Mutex::new(HashMap::new()),
             reader,
             writer,
             server: server_task,

@@ -1,11 +1,13 @@
 //! One method per spec request.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::Client;
 use crate::error::McpError;
+use crate::server::SchemaValidator;
 use crate::types::*;
 
 impl Client {
@@ -24,22 +26,78 @@ impl Client {
         self.list_tools_page(None).await
     }
 
-    /// `tools/list` from `cursor`.
+    /// `tools/list` from `cursor`. The client remembers each tool's `outputSchema` to check
+    /// the results of [`call_tool`](Self::call_tool).
     pub async fn list_tools_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
-        self.request_typed("tools/list", page(cursor)).await
+        let page: ListToolsResult = self.request_typed("tools/list", page(cursor)).await?;
+        let mut schemas = self
+            .output_schemas
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        for tool in &page.tools {
+            let validator = tool
+                .output_schema
+                .as_ref()
+                .and_then(|s| SchemaValidator::compile(&Value::Object(s.clone())).ok())
+                .map(Arc::new);
+            schemas.insert(tool.name.clone(), validator);
+        }
+        Ok(page)
     }
 
-    /// `tools/call` with `arguments` (a JSON object).
+    /// `tools/call` with `arguments` (a JSON object). A successful result is checked against
+    /// the tool's `outputSchema` (fetched with `tools/list` when not yet known): structured
+    /// content that breaks its promise is an error starting `Invalid structured content
+    /// returned by tool <name>`. Use [`request`](Self::request) for the unchecked result.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, McpError> {
-        self.request_typed(
-            "tools/call",
-            json!({ "name": name, "arguments": arguments }),
-        )
-        .await
+        let result: CallToolResult = self
+            .request_typed(
+                "tools/call",
+                json!({ "name": name, "arguments": arguments }),
+            )
+            .await?;
+        if !result.is_error {
+            self.check_structured(name, &result).await?;
+        }
+        Ok(result)
+    }
+
+    async fn check_structured(&self, name: &str, result: &CallToolResult) -> Result<(), McpError> {
+        if self.known_output_schema(name).is_none() {
+            let mut cursor: Option<String> = None;
+            loop {
+                let page = self.list_tools_page(cursor.as_deref()).await?;
+                match page.next_cursor {
+                    Some(next) => cursor = Some(next),
+                    None => break,
+                }
+            }
+        }
+        let Some(Some(validator)) = self.known_output_schema(name) else {
+            return Ok(());
+        };
+        match &result.structured_content {
+            None => Err(McpError::internal(format!(
+                "Tool {name} has an output schema but did not return structured content"
+            ))),
+            Some(value) => validator.validate(value).map_err(|reason| {
+                McpError::internal(format!(
+                    "Invalid structured content returned by tool {name}: {reason}"
+                ))
+            }),
+        }
+    }
+
+    fn known_output_schema(&self, name: &str) -> Option<Option<Arc<SchemaValidator>>> {
+        self.output_schemas
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
     }
 
     /// `resources/list`, first page.
