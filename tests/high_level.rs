@@ -90,7 +90,7 @@ async fn free_functions_become_tools_and_stay_callable() {
     );
     assert_eq!(
         greet["inputSchema"]["properties"]["polite"],
-        json!({"type": "boolean", "description": "Be polite."})
+        json!({"type": ["boolean", "null"], "description": "Be polite."})
     );
     assert_eq!(greet["inputSchema"]["required"], json!(["who"]));
     assert_eq!(
@@ -478,6 +478,113 @@ async fn output_that_breaks_its_schema_never_leaves() {
     assert!(
         result.structured_content.is_none(),
         "never a corrupt result"
+    );
+    client.close().await;
+}
+
+/// Read a file's size, the std way.
+#[tool]
+async fn r#type(
+    /// The text.
+    r#in: String,
+) -> std::io::Result<usize> {
+    if r#in == "bad" {
+        return Err(std::io::Error::other("cannot read"));
+    }
+    Ok(r#in.len())
+}
+
+/// Greet with defaults, float bounds, list bounds and any JSON.
+#[tool]
+fn settings(
+    #[arg(default = "friend")] name: String,
+    #[arg(range(0.0..=1.), default = 0.5)] ratio: f64,
+    #[arg(length(1..=3))] tags: Vec<String>,
+    /// Anything at all.
+    extra: serde_json::Value,
+    polite: Option<bool>,
+) -> String {
+    if name == "panic" {
+        panic!("blocking tool exploded");
+    }
+    format!("{name} {ratio} {} {extra} {polite:?}", tags.join(","))
+}
+
+#[tokio::test]
+async fn aliases_raw_names_defaults_bounds_and_nulls() {
+    let server = McpServer::new("misc").tool(TypeTool).tool(SettingsTool);
+    let client = Client::connect(server).await.unwrap();
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(
+        listed["tools"][0]["name"], "type",
+        "a raw identifier loses its r#"
+    );
+    assert_eq!(listed["tools"][0]["inputSchema"]["required"], json!(["in"]));
+    let props = &listed["tools"][1]["inputSchema"]["properties"];
+    assert_eq!(props["name"]["default"], "friend");
+    assert_eq!(
+        (
+            props["ratio"]["minimum"].clone(),
+            props["ratio"]["maximum"].clone()
+        ),
+        (json!(0.0), json!(1.0))
+    );
+    assert_eq!(
+        (
+            props["tags"]["minItems"].clone(),
+            props["tags"]["maxItems"].clone()
+        ),
+        (json!(1), json!(3))
+    );
+    assert_eq!(props["extra"], json!({"description": "Anything at all."}));
+
+    let len = client
+        .call_tool("type", json!({"in": "four"}))
+        .await
+        .unwrap();
+    assert_eq!(len.structured_content, Some(json!(4)));
+    let failed = client
+        .call_tool("type", json!({"in": "bad"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&failed),
+        "Error executing tool type",
+        "io::Error is internal"
+    );
+
+    let ok = client
+        .call_tool(
+            "settings",
+            json!({"tags": ["a"], "extra": [1], "polite": null}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&ok),
+        "friend 0.5 a [1] None",
+        "defaults apply, null is None"
+    );
+    let too_many = client
+        .call_tool(
+            "settings",
+            json!({"tags": ["a", "b", "c", "d"], "extra": 1}),
+        )
+        .await
+        .unwrap();
+    assert!(too_many.is_error);
+    assert!(text(&too_many).starts_with("tags: "), "{}", text(&too_many));
+    let blown = client
+        .call_tool(
+            "settings",
+            json!({"name": "panic", "tags": ["a"], "extra": 1}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&blown),
+        "Error executing tool settings",
+        "a panic in a plain fn"
     );
     client.close().await;
 }

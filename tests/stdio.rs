@@ -196,3 +196,104 @@ async fn a_2026_client_drives_the_example_over_stdio() {
     assert_eq!(ids, (10..20).collect::<Vec<_>>());
     peer.finish().await;
 }
+
+#[tokio::test]
+async fn the_quickstart_prints_its_tool_and_results() {
+    let out = Command::new(example("quickstart"))
+        .output()
+        .await
+        .expect("quickstart runs");
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "tool: add - Add two integers.");
+    assert!(
+        lines[1].starts_with("  input schema: {\"type\":\"object\",\"properties\":{\"a\":"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], "add(2, 3) = 5");
+    assert_eq!(lines[3], "add(2) -> isError: \"b\" is a required property");
+}
+
+#[tokio::test]
+async fn the_high_level_examples_serve_over_stdio_in_both_eras() {
+    // bookshop, 2026.
+    let mut peer = Peer::spawn("bookshop");
+    let listed = peer.call(modern(1, "tools/list", json!({}))).await;
+    let names: Vec<_> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("search_books"), json!("add_book")]);
+    let found = peer
+        .call(modern(
+            2,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "le guin"}}),
+        ))
+        .await;
+    assert_eq!(
+        found["result"]["structuredContent"][0]["title"],
+        "The Left Hand of Darkness"
+    );
+    let refused = peer
+        .call(modern(
+            3,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "x", "limit": 80}}),
+        ))
+        .await;
+    assert_eq!(refused["result"]["isError"], true);
+    assert_eq!(
+        refused["result"]["content"][0]["text"],
+        "limit: 80 is greater than the maximum of 50"
+    );
+    peer.finish().await;
+
+    // catalog, 2025: the hand-written resources/subscribe answers {}.
+    let mut peer = Peer::spawn("catalog");
+    let init = peer
+        .call(request(1, "initialize", json!({
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}
+        })))
+        .await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"],
+        true
+    );
+    peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let hits = peer
+        .call(request(
+            2,
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": "mug"}}),
+        ))
+        .await;
+    assert_eq!(hits["result"]["content"][0]["text"], "Travel mug");
+    let sub = peer
+        .call(request(
+            3,
+            "resources/subscribe",
+            json!({"uri": "catalog://x"}),
+        ))
+        .await;
+    assert_eq!(sub["result"], json!({}));
+    peer.finish().await;
+
+    // one_tool, 2026.
+    let mut peer = Peer::spawn("one_tool");
+    let sum = peer
+        .call(modern(
+            1,
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 20, "b": 22}}),
+        ))
+        .await;
+    assert_eq!(sum["result"]["structuredContent"], 42);
+    peer.finish().await;
+}

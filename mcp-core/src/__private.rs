@@ -22,6 +22,20 @@ pub trait ToolArgument: DeserializeOwned + schemars::JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
 
+/// The parts of a `Result` type, so a one-argument alias (`io::Result<T>`, `anyhow::Result<T>`)
+/// names its error type.
+pub trait ResultParts {
+    /// The success type.
+    type Ok;
+    /// The error type.
+    type Err;
+}
+
+impl<T, E> ResultParts for Result<T, E> {
+    type Ok = T;
+    type Err = E;
+}
+
 /// Decodes one argument; built (and its type checked) once per tool, so a parameter type
 /// that cannot be an argument gets exactly one error.
 pub struct ArgDecoder<T> {
@@ -40,13 +54,19 @@ fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Erro
     T::deserialize(value)
 }
 
-/// Adds parameter `name` to the schema and returns its decoder.
+/// Adds parameter `name` to the schema (as `T`, or as `Option<T>` when `nullable`: an
+/// `Option` parameter accepts `null`) and returns its decoder.
 pub fn arg<T: ToolArgument>(
     schema: &mut crate::server::ArgsSchema,
     name: &str,
     spec: crate::server::ArgSpec,
+    nullable: bool,
 ) -> ArgDecoder<T> {
-    schema.arg::<T>(name, spec);
+    if nullable {
+        schema.arg::<Option<T>>(name, spec);
+    } else {
+        schema.arg::<T>(name, spec);
+    }
     ArgDecoder {
         decode: decode_value::<T>,
     }
@@ -54,7 +74,8 @@ pub fn arg<T: ToolArgument>(
 
 impl<T> ArgDecoder<T> {
     fn decode(&self, name: &str, value: Value) -> Result<T, ErrorRoute> {
-        (self.decode)(value).map_err(|e| ErrorRoute::Tool(format!("{name}: {e}")))
+        (self.decode)(value)
+            .map_err(|e| ErrorRoute::Tool(format!("{name}: {}", shorten(&e.to_string()))))
     }
 
     /// Takes a required argument (absent decodes from `null`).
@@ -82,6 +103,17 @@ impl<T> ArgDecoder<T> {
             Some(value) => self.decode(name, value),
         }
     }
+}
+
+/// The longest decoding error a model reads (serde quotes the offending input).
+const MAX_ERROR_CHARS: usize = 160;
+
+fn shorten(message: &str) -> String {
+    if message.chars().count() <= MAX_ERROR_CHARS {
+        return message.to_owned();
+    }
+    let head: String = message.chars().take(MAX_ERROR_CHARS).collect();
+    format!("{head}… (shortened)")
 }
 
 /// The JSON of a default value, for the schema's `"default"`.

@@ -38,7 +38,11 @@ pub(crate) enum Param {
 pub(crate) enum Ret {
     Plain(Box<Type>),
     Unit,
+    /// A return type whose last path segment is `Result` (`Result<T, E>`, `io::Result<T>`,
+    /// `anyhow::Result<T>`, `mcp::Result<T>`); a one-argument alias's error type is read
+    /// through `ResultParts`.
     Result {
+        full: Box<Type>,
         ok: Box<Type>,
         err: Option<Box<Type>>,
     },
@@ -112,7 +116,7 @@ pub(crate) fn parse_tool_fn(
     let ident = sig.ident.clone();
     let (name, name_span) = match &attrs.name {
         Some(lit) => (lit.value(), lit.span()),
-        None => (ident.to_string(), ident.span()),
+        None => (syn::ext::IdentExt::unraw(&ident).to_string(), ident.span()),
     };
     if !is_valid_tool_name(&name) {
         cx.error_at(
@@ -234,10 +238,12 @@ pub(crate) fn parse_tool_fn(
                 let args = generic_args(seg);
                 match args.as_slice() {
                     [ok] => Ret::Result {
+                        full: ty.clone(),
                         ok: Box::new((*ok).clone()),
                         err: None,
                     },
                     [ok, err] => Ret::Result {
+                        full: ty.clone(),
                         ok: Box::new((*ok).clone()),
                         err: Some(Box::new((*err).clone())),
                     },

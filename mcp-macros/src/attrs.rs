@@ -241,6 +241,14 @@ fn parse_range(expr: &Expr, signed: bool) -> Result<(Bound, Bound), String> {
         };
         let text = if negative { format!("-{text}") } else { text };
         let value: f64 = text.parse().map_err(|_| SHAPE.to_owned())?;
+        // `1.` or `1e3` are Rust, not JSON: write floats the way JSON does.
+        let text = if text.contains(['.', 'e', 'E']) {
+            serde_json::Number::from_f64(value)
+                .map(|n| n.to_string())
+                .ok_or_else(|| SHAPE.to_owned())?
+        } else {
+            text
+        };
         Ok((text, value))
     };
     let lo = range.start.as_deref().map(number).transpose()?;

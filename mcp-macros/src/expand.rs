@@ -40,18 +40,40 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                     None => quote!(::std::option::Option::None),
                 };
                 let optional = arg.optional;
-                let default = match &arg.attrs.default {
+                let nullable = arg.optional && arg.attrs.default.is_none();
+                // A string literal default for a `String` parameter needs a conversion.
+                let default_expr = arg.attrs.default.as_ref().map(|expr| match expr {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(_),
+                        ..
+                    }) => {
+                        quote!(::std::convert::From::from(#expr))
+                    }
+                    other => quote!(#other),
+                });
+                let default = match &default_expr {
                     Some(expr) => quote!({
                         let __d: #ty = #expr;
                         ::mcp::__private::default_json(&__d)
                     }),
                     None => quote!(::std::option::Option::None),
                 };
+                let collection = crate::ast::last_segment(ty).is_some_and(|seg| {
+                    ["Vec", "VecDeque", "HashSet", "BTreeSet"]
+                        .contains(&seg.ident.to_string().as_str())
+                });
                 let mut constraints: Vec<(String, String)> = arg
                     .attrs
                     .constraints
                     .iter()
-                    .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                    .map(|(k, v)| {
+                        let key = match (*k, collection) {
+                            ("minLength", true) => "minItems",
+                            ("maxLength", true) => "maxItems",
+                            (key, _) => key,
+                        };
+                        (key.to_owned(), v.clone())
+                    })
                     .collect();
                 if let Some(p) = &arg.attrs.pattern {
                     constraints.push((
@@ -73,9 +95,9 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                         optional: #optional,
                         default: #default,
                         constraints: ::mcp::__private::json_object(#constraints_json),
-                    });
+                    }, #nullable);
                 ));
-                takes.push(match &arg.attrs.default {
+                takes.push(match &default_expr {
                     Some(expr) => quote_spanned!(span=>
                         let #ident: #ty = #decoder.take_or(&mut __args, #wire, || -> #ty { #expr })?;
                     ),
@@ -117,10 +139,10 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
             quote!(#ty),
             quote!(),
         ),
-        Ret::Result { ok, err } => {
+        Ret::Result { full, ok, err } => {
             let err_ty = match err {
                 Some(e) => quote!(#e),
-                None => quote!(::mcp::McpError),
+                None => quote!(<#full as ::mcp::__private::ResultParts>::Err),
             };
             let err_span = err.as_ref().map_or_else(
                 || syn::spanned::Spanned::span(ok),

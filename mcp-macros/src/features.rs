@@ -222,7 +222,8 @@ struct ResourceArgs {
     keys: Keys,
 }
 
-/// Template variables (names) of an RFC 6570 template; `Err` for a malformed one.
+/// Template variables (names) of an RFC 6570 template, with the same rules as the runtime
+/// parser: one operator at most, several variables only in `{?a,b}`.
 fn template_variables(text: &str) -> Result<Vec<String>, String> {
     let mut vars = Vec::new();
     let mut rest = text;
@@ -231,17 +232,24 @@ fn template_variables(text: &str) -> Result<Vec<String>, String> {
             .find('}')
             .ok_or("unclosed `{` in the URI template")?
             + open;
-        let expr = rest[open + 1..close].trim_start_matches(['+', '/', '?', '#']);
-        for name in expr.split(',') {
-            let name = name.trim();
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(format!(
-                    "`{{{}}}` is not a valid template expression",
-                    &rest[open + 1..close]
-                ));
-            }
-            vars.push(name.to_owned());
+        let whole = &rest[open + 1..close];
+        let (op, expr) = match whole.chars().next() {
+            Some(c @ ('+' | '/' | '?' | '#')) => (Some(c), &whole[1..]),
+            _ => (None, whole),
+        };
+        let names: Vec<&str> = expr.split(',').map(str::trim).collect();
+        if names
+            .iter()
+            .any(|n| n.is_empty() || !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            return Err(format!("`{{{whole}}}` is not a valid template expression"));
         }
+        if names.len() > 1 && op != Some('?') {
+            return Err(format!(
+                "`{{{whole}}}` names several variables; only a query expression (`{{?a,b}}`) may"
+            ));
+        }
+        vars.extend(names.into_iter().map(str::to_owned));
         rest = &rest[close + 1..];
     }
     Ok(vars)

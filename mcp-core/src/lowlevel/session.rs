@@ -210,6 +210,16 @@ impl Session {
             .map_err(|_| McpError::internal("the session is closed"))
     }
 
+    /// Queues a notification without waiting (for announcements made outside any task); false
+    /// when it could not be queued (a 2026 session, a closed or saturated connection).
+    pub(crate) fn try_notify(&self, method: &str, params: serde_json::Value) -> bool {
+        if self.era() != Some(Era::Legacy) {
+            return false;
+        }
+        let line = jsonrpc::encode_notification(method, Some(&params));
+        self.inner.outbound.try_send(line).is_ok()
+    }
+
     /// Sends a request to the client and waits for its answer (2025 server-to-client requests:
     /// `roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`). Fails on a session
     /// that is not a 2025 one, and when the connection closes before the answer.

@@ -343,14 +343,25 @@ async fn listen<S: Send + Sync + 'static>(
     )
     .await?;
     loop {
-        let method = match changes.recv().await {
-            Ok(ListChange::Tools) if tools => "notifications/tools/list_changed",
-            Ok(ListChange::Prompts) if prompts => "notifications/prompts/list_changed",
-            Ok(ListChange::Resources) if resources => "notifications/resources/list_changed",
-            Ok(_) | Err(RecvError::Lagged(_)) => continue,
+        let kinds: Vec<ListChange> = match changes.recv().await {
+            Ok(change) => vec![change],
+            // Missed some changes: announce every honoured kind rather than lose one.
+            Err(RecvError::Lagged(_)) => vec![
+                ListChange::Tools,
+                ListChange::Prompts,
+                ListChange::Resources,
+            ],
             Err(RecvError::Closed) => break,
         };
-        ctx.notify(method, json!({})).await?;
+        for kind in kinds {
+            let method = match kind {
+                ListChange::Tools if tools => "notifications/tools/list_changed",
+                ListChange::Prompts if prompts => "notifications/prompts/list_changed",
+                ListChange::Resources if resources => "notifications/resources/list_changed",
+                _ => continue,
+            };
+            ctx.notify(method, json!({})).await?;
+        }
     }
     Ok(SubscriptionsListenResult::default())
 }

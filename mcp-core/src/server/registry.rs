@@ -182,13 +182,13 @@ impl<S: Send + Sync + 'static> Registry<S> {
             .filter(|s| s.era() == Some(Era::Legacy) && !s.is_closed())
             .cloned()
             .collect();
-        if !sessions.is_empty() {
-            if let Ok(rt) = tokio::runtime::Handle::try_current() {
-                rt.spawn(async move {
-                    for session in sessions {
-                        let _ = session.notify(method, json!({})).await;
-                    }
-                });
+        for session in sessions {
+            if !session.try_notify(method, json!({})) {
+                tracing::warn!(
+                    session = session.id(),
+                    method,
+                    "list-changed notification not delivered"
+                );
             }
         }
         let _ = self.changes.send(change);

@@ -77,7 +77,7 @@ impl ArgsSchema {
     /// Adds parameter `name` of type `T` (for an `Option<U>` parameter pass `U` and
     /// `optional: true`).
     pub fn arg<T: JsonSchema>(&mut self, name: &str, spec: ArgSpec) {
-        let mut property = self.generator.subschema_for::<T>().to_value();
+        let mut property = object_schema(self.generator.subschema_for::<T>().to_value());
         if let Value::Object(map) = &mut property {
             if let Some(description) = spec.description {
                 map.insert("description".into(), Value::String(description));
@@ -115,7 +115,7 @@ impl ArgsSchema {
 /// The output schema of `T` and whether it is an object at the root (after `$ref`s).
 pub fn output_schema<T: JsonSchema>() -> (Value, bool) {
     let mut generator = generator();
-    let mut schema = generator.root_schema_for::<T>().to_value();
+    let mut schema = object_schema(generator.root_schema_for::<T>().to_value());
     if let Value::Object(map) = &mut schema {
         map.remove("$schema");
         map.remove("title");
@@ -123,6 +123,14 @@ pub fn output_schema<T: JsonSchema>() -> (Value, bool) {
     strip_artefacts(&mut schema);
     let is_object = schema_is_object(&schema);
     (schema, is_object)
+}
+
+/// `true` (any value) as `{}`: MCP wants schema objects, and an object can carry a description.
+fn object_schema(schema: Value) -> Value {
+    match schema {
+        Value::Bool(true) => Value::Object(Map::new()),
+        other => other,
+    }
 }
 
 fn schema_is_object(schema: &Value) -> bool {

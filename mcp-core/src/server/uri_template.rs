@@ -7,6 +7,9 @@
 
 use std::collections::BTreeMap;
 
+/// The most end positions tried for one variable.
+const MAX_CANDIDATES: usize = 64;
+
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
     Literal(String),
@@ -167,18 +170,33 @@ fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>)
                 Part::Reserved(_) => (input, true),
                 _ => (input, false),
             };
-            // Try the longest value first, then shorter ones, so later literals can match.
+            // Where the value may end: only where what follows can start, longest first, and
+            // never more than MAX_CANDIDATES places (a long hostile URI stays linear).
             let stop = input
                 .char_indices()
                 .find(|&(_, c)| (!allow_slash && c == '/') || c == '?' || c == '#')
                 .map_or(input.len(), |(i, _)| i);
-            let mut ends: Vec<usize> = input[..stop]
-                .char_indices()
-                .map(|(i, _)| i)
-                .skip(1)
-                .collect();
-            ends.push(stop);
-            for end in ends.into_iter().rev() {
+            let boundaries = |prefix: &str| -> Vec<usize> {
+                input[..stop]
+                    .match_indices(prefix)
+                    .map(|(i, _)| i)
+                    .chain((input[stop..].starts_with(prefix)).then_some(stop))
+                    .filter(|&i| i > 0)
+                    .collect()
+            };
+            let ends: Vec<usize> = match rest.first() {
+                None | Some(Part::Query(_)) | Some(Part::Fragment(_)) => vec![stop],
+                Some(Part::Literal(lit)) => boundaries(lit),
+                Some(Part::Segment(_)) => boundaries("/"),
+                Some(_) => input[..stop]
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .skip(1)
+                    .chain(std::iter::once(stop))
+                    .collect(),
+            };
+            let ends: Vec<usize> = ends.into_iter().rev().take(MAX_CANDIDATES).collect();
+            for end in ends {
                 let raw = &input[..end];
                 let Some(value) = decode(raw) else { continue };
                 if !safe(&value) || (!allow_slash && value.contains('/')) {
@@ -256,5 +274,24 @@ mod tests {
             UriTemplate::parse("a://{x}/{y}").unwrap().variables(),
             ["x", "y"]
         );
+    }
+
+    #[test]
+    fn literals_after_a_variable_and_hostile_uris() {
+        let t = UriTemplate::parse("books://{id}/chapters/{n}").unwrap();
+        let v = t.matches("books://dune/chapters/3").unwrap();
+        assert_eq!((v["id"].as_str(), v["n"].as_str()), ("dune", "3"));
+        let t = UriTemplate::parse("notes://{+path}.md").unwrap();
+        assert_eq!(t.matches("notes://a/b.c.md").unwrap()["path"], "a/b.c");
+        // A megabyte-long hostile value is refused after a bounded number of attempts.
+        let t = UriTemplate::parse("books://{id}").unwrap();
+        let uri = format!("books://{}\\", "a".repeat(1 << 20));
+        assert!(t.matches(&uri).is_none(), "a backslash is refused");
+        let t = UriTemplate::parse("books://{id}.json").unwrap();
+        let uri = format!("books://{}", ".json".repeat(200_000));
+        let id = &t
+            .matches(&uri)
+            .expect("the longest value that leaves `.json` matches")["id"];
+        assert_eq!(id.len(), uri.len() - "books://".len() - ".json".len());
     }
 }
