@@ -68,14 +68,20 @@ impl Client {
 
     async fn check_structured(&self, name: &str, result: &CallToolResult) -> Result<(), McpError> {
         if self.known_output_schema(name).is_none() {
+            // A server that cannot list its tools gets no check; a tool the list does not
+            // show is remembered as having no schema, so the list is fetched once per name.
             let mut cursor: Option<String> = None;
-            loop {
-                let page = self.list_tools_page(cursor.as_deref()).await?;
+            while let Ok(page) = self.list_tools_page(cursor.as_deref()).await {
                 match page.next_cursor {
                     Some(next) => cursor = Some(next),
                     None => break,
                 }
             }
+            self.output_schemas
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(name.to_owned())
+                .or_insert(None);
         }
         let Some(Some(validator)) = self.known_output_schema(name) else {
             return Ok(());
