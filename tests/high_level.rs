@@ -588,3 +588,43 @@ async fn aliases_raw_names_defaults_bounds_and_nulls() {
     );
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_2026_listen_stream_hears_prompt_and_resource_changes_it_asked_for() {
+    let server = McpServer::new("live").tool(AddTool);
+    let handle = server.handle();
+    let mut conn = mcp::transport::RawConnection::open(server).await.unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    conn.send_json(&json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
+        "params": {"_meta": meta, "notifications": {"promptsListChanged": true, "resourcesListChanged": true}}}))
+        .await
+        .unwrap();
+    let ack = conn.recv_json().await.unwrap();
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"promptsListChanged": true, "resourcesListChanged": true})
+    );
+    handle.add_tool(HelloTool); // not asked for: not delivered
+    handle.add_prompt(mcp::server::PromptDef::<()>::new("p", |_, _| async {
+        Ok(String::from("x").into())
+    }));
+    handle.add_resource(MottoResource);
+    let first = tokio::time::timeout(Duration::from_secs(5), conn.recv_json())
+        .await
+        .unwrap()
+        .unwrap();
+    let second = tokio::time::timeout(Duration::from_secs(5), conn.recv_json())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first["method"], "notifications/prompts/list_changed");
+    assert_eq!(second["method"], "notifications/resources/list_changed");
+    assert_eq!(
+        second["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        5
+    );
+    conn.close().await;
+}

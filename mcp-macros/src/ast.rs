@@ -208,6 +208,9 @@ pub(crate) fn parse_tool_fn(
                     cx.error(&pt.ty, "a parameter with `#[arg(default = ...)]` is never absent: give it the plain type, not `Option<_>`");
                 }
                 let ident = pat.ident.clone();
+                if ident.to_string().starts_with("__") {
+                    cx.error(&ident, "parameter names starting with `__` are reserved for the code #[tool] generates; rename it (and use #[arg(rename = \"...\")] to keep the argument's name)");
+                }
                 let wire = arg_attrs
                     .rename
                     .as_ref()

@@ -123,6 +123,9 @@ fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<Parsed, TokenSt
             cx.error(&pt.pat, format!("a {what} parameter needs a plain name"));
             continue;
         };
+        if pat.ident.to_string().starts_with("__") {
+            cx.error(&pat.ident, format!("parameter names starting with `__` are reserved for the code #[{what}] generates; rename it (and use #[arg(rename = \"...\")] to keep the argument's name)"));
+        }
         let mut attrs = ArgAttrs::default();
         let mut seen = HashSet::new();
         for attr in extra.iter().filter(|a| a.path().is_ident("arg")) {

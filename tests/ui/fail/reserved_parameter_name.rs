@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Echo the arguments.
+#[tool]
+async fn echo(__args: String) -> String {
+    __args
+}
+
+fn main() {}
