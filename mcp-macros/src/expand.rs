@@ -22,6 +22,18 @@ pub(crate) fn state_type(tool: &ToolFn) -> Option<TokenStream> {
     }
 }
 
+/// The impl generics and the state type of a registration: fixed when the function names its
+/// `RequestContext<S>`, generic over any state otherwise.
+pub(crate) fn state_generics(state: Option<TokenStream>) -> (TokenStream, TokenStream) {
+    match state {
+        Some(s) => (quote!(), s),
+        None => (
+            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
+            quote!(__S),
+        ),
+    }
+}
+
 /// An expression of type `::mcp::server::ToolDef<#state>`.
 pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -> TokenStream {
     let name = &tool.name;

@@ -175,14 +175,10 @@ fn unit_struct(item: &syn::ItemFn, what: &str) -> TokenStream {
 }
 
 fn state_of(context: &Option<Option<Box<Type>>>) -> (TokenStream, TokenStream) {
-    match context {
-        Some(Some(ty)) => (quote!(), quote!(#ty)),
-        Some(None) => (quote!(), quote!(())),
-        None => (
-            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
-            quote!(__S),
-        ),
-    }
+    crate::expand::state_generics(context.as_ref().map(|state| match state {
+        Some(ty) => quote!(#ty),
+        None => quote!(()),
+    }))
 }
 
 fn call_args(item: &syn::ItemFn, params: &[Param]) -> Vec<TokenStream> {

@@ -21,7 +21,7 @@ use syn::spanned::Spanned;
 use crate::ast::{parse_tool_fn, strip_arg_attrs, Receiver};
 use crate::attrs::parse_tool_attrs;
 use crate::ctxt::Ctxt;
-use crate::expand::{state_type, tool_def, Target};
+use crate::expand::{state_generics, state_type, tool_def, Target};
 
 /// Turns a function into a tool: its name, doc comment and parameters become the tool's name,
 /// description and JSON Schema; every call is validated against that schema before the body
@@ -87,14 +87,7 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let tool = parse_tool_fn(&cx, &item.sig, &item.attrs, &param_attrs, attrs);
 
     let ident = &item.sig.ident;
-    let state = state_type(&tool);
-    let (impl_generics, state_ty) = match &state {
-        Some(s) => (quote!(), s.clone()),
-        None => (
-            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
-            quote!(__S),
-        ),
-    };
+    let (impl_generics, state_ty) = state_generics(state_type(&tool));
     let body = if cx.has_errors() {
         quote!(::std::unreachable!("this tool did not compile"))
     } else {
@@ -248,13 +241,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
             }
         }
     }
-    let (impl_generics, state_ty) = match &state {
-        Some(s) => (quote!(), s.clone()),
-        None => (
-            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
-            quote!(__S),
-        ),
-    };
+    let (impl_generics, state_ty) = state_generics(state);
     let body = if cx.has_errors() {
         quote!(::std::unreachable!("these tools did not compile"))
     } else {
