@@ -227,6 +227,10 @@ impl Client {
     }
 
     async fn send_request(&self, method: &str, params: Value) -> Result<Box<RawValue>, McpError> {
+        self.begin(method, params).await?.raw().await
+    }
+
+    async fn begin(&self, method: &str, params: Value) -> Result<PendingRequest, McpError> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         self.pending
@@ -238,13 +242,62 @@ impl Client {
         if self.out.send(line).await.is_err() {
             return Err(McpError::internal("the connection is closed"));
         }
-        match rx.await {
+        Ok(PendingRequest { id, rx })
+    }
+
+    /// Sends request `method` (with the era's envelope) and returns at once; await
+    /// [`PendingRequest::response`] for the answer, or [`cancel`](Self::cancel) it.
+    pub async fn start_request(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<PendingRequest, McpError> {
+        self.begin(method, self.with_envelope(params)).await
+    }
+
+    /// Sends `notifications/cancelled` for request `id`: the server aborts its handler and never
+    /// answers; the pending request resolves to an error.
+    pub async fn cancel(&self, id: &RequestId, reason: Option<&str>) -> Result<(), McpError> {
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+        let mut params = Map::new();
+        params.insert("requestId".into(), id.to_value());
+        if let Some(reason) = reason {
+            params.insert("reason".into(), Value::from(reason));
+        }
+        self.notify("notifications/cancelled", Value::Object(params))
+            .await
+    }
+}
+
+/// A request sent by [`Client::start_request`], not answered yet.
+pub struct PendingRequest {
+    id: RequestId,
+    rx: oneshot::Receiver<Result<Box<RawValue>, crate::jsonrpc::ErrorObject>>,
+}
+
+impl PendingRequest {
+    /// Its JSON-RPC id (what [`Client::cancel`] takes).
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    async fn raw(self) -> Result<Box<RawValue>, McpError> {
+        match self.rx.await {
             Ok(Ok(raw)) => Ok(raw),
             Ok(Err(e)) => Err(McpError::from_wire(e)),
             Err(_) => Err(McpError::internal(
-                "the server closed the connection before answering",
+                "no answer: the request was cancelled or the server closed the connection",
             )),
         }
+    }
+
+    /// The result (or the server's error).
+    pub async fn response(self) -> Result<Value, McpError> {
+        let raw = self.raw().await?;
+        Ok(serde_json::from_str(raw.get())?)
     }
 }
 

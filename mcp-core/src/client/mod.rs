@@ -18,4 +18,4 @@ mod connection;
 mod verbs;
 
 pub use builder::ClientBuilder;
-pub use connection::{Client, ServerNotification};
+pub use connection::{Client, PendingRequest, ServerNotification};
