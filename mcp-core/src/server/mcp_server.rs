@@ -65,6 +65,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         super::features::install(&mut lowlevel, &registry);
         let (opened, closed) = (registry.clone(), registry.clone());
         lowlevel
+            .enable_logging()
             .tools_list_changed(true)
             .prompts_list_changed(true)
             .resources_list_changed(true)
