@@ -147,6 +147,26 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
     }
 
+    /// Sends a request to the client on this request's own stream and waits for the answer
+    /// (2025 server-to-client requests: `roots/list`, `sampling/createMessage`,
+    /// `elicitation/create`, `ping`). Fails on the 2026 wire, which has no server-to-client
+    /// requests, and when the client goes away first.
+    pub async fn request<P: Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: P,
+    ) -> Result<R, McpError> {
+        if self.info.era != Era::Legacy {
+            return Err(McpError::internal(
+                "server-to-client requests exist only in a 2025 session (initialize)",
+            ));
+        }
+        self.info
+            .session
+            .request_via(&self.info.sink, method, params)
+            .await
+    }
+
     /// Reads one of this server's own resources through its `resources/read` handler (whatever
     /// serves it: the high-level registry or a hand-written handler).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {

@@ -210,6 +210,11 @@ impl Session {
             .map_err(|_| McpError::internal("the session is closed"))
     }
 
+    /// The session-level stream (stdio: the connection; HTTP 2025: the standalone GET stream).
+    pub(crate) fn outbound_sender(&self) -> mpsc::Sender<String> {
+        self.inner.outbound.clone()
+    }
+
     /// Queues a notification without waiting (for announcements made outside any task); false
     /// when it could not be queued (a 2026 session, a closed or saturated connection).
     pub(crate) fn try_notify(&self, method: &str, params: serde_json::Value) -> bool {
@@ -229,6 +234,21 @@ impl Session {
         params: P,
     ) -> Result<R, McpError> {
         self.require_legacy("server-to-client requests")?;
+        let outbound = self.inner.outbound.clone();
+        self.request_via(&outbound, method, params).await
+    }
+
+    /// Sends a request on `stream` (a request's own stream, or the session's) and waits for the
+    /// client's answer, which arrives through [`resolve`](Self::resolve).
+    pub(crate) async fn request_via<P: Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        stream: &mpsc::Sender<String>,
+        method: &str,
+        params: P,
+    ) -> Result<R, McpError> {
+        if self.is_closed() {
+            return Err(McpError::internal("the session is closed"));
+        }
         let id = RequestId::String(
             format!(
                 "s-{}",
@@ -244,7 +264,7 @@ impl Session {
             .unwrap_or_else(|p| p.into_inner())
             .insert(id.clone(), tx);
         let line = jsonrpc::encode_request(&id, method, Some(&params));
-        if self.inner.outbound.send(line).await.is_err() {
+        if stream.send(line).await.is_err() {
             self.forget(&id);
             return Err(McpError::internal("the session is closed"));
         }

@@ -1,0 +1,43 @@
+//! [`HttpConfig`]: limits and allow-lists of the HTTP endpoint. Every default is named here.
+
+use std::time::Duration;
+
+/// Limits and allow-lists of the HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Accepted `Host` names (without port). Default: the loopback names `localhost`,
+    /// `127.0.0.1`, `[::1]`; add your public name when binding elsewhere.
+    pub allowed_hosts: Vec<String>,
+    /// Accepted `Origin` hosts (without scheme and port); a request without `Origin` is
+    /// accepted. Default: the loopback names.
+    pub allowed_origins: Vec<String>,
+    /// Largest request body; larger ones get 413. Default 4 MiB.
+    pub max_body_bytes: usize,
+    /// Longest time one request may run before it is cancelled. Default 300 s.
+    pub request_timeout: Duration,
+    /// A 2025 session unused this long is ended (later requests get 404). Default 30 min.
+    pub session_idle_timeout: Duration,
+    /// Messages queued for a session's standalone GET stream before the oldest are dropped.
+    /// Default 256.
+    pub session_queue: usize,
+}
+
+fn loopback() -> Vec<String> {
+    ["localhost", "127.0.0.1", "[::1]", "::1"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: loopback(),
+            allowed_origins: loopback(),
+            max_body_bytes: 4 * 1024 * 1024,
+            request_timeout: Duration::from_secs(300),
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            session_queue: 256,
+        }
+    }
+}

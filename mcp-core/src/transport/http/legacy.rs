@@ -1,0 +1,330 @@
+//! The 2025-11-25 wire: `initialize` opens a session named by `Mcp-Session-Id`; POST for
+//! messages, GET for the standalone stream, DELETE to end; idle sessions expire.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::mpsc;
+
+use super::config::HttpConfig;
+use super::headers;
+use super::response;
+use crate::engine::dispatch::{self, run_hooks, Origin};
+use crate::engine::RunningServer;
+use crate::era::LEGACY_VERSIONS;
+use crate::error::McpError;
+use crate::jsonrpc::{self, Message, RequestId};
+use crate::lowlevel::Session;
+use crate::types::CancelledNotificationParams;
+
+pub(crate) struct HttpSession {
+    session: Session,
+    standalone: Mutex<Option<mpsc::Receiver<String>>>,
+    last_seen: Mutex<Instant>,
+    in_flight: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
+}
+
+pub(crate) struct Shared<S> {
+    pub(crate) server: Arc<RunningServer<S>>,
+    pub(crate) config: HttpConfig,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// 128 bits from the OS CSPRNG as 32 hex characters (visible ASCII only).
+fn new_session_id() -> Result<String, McpError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| McpError::internal(format!("no randomness: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+impl<S: Send + Sync + 'static> Shared<S> {
+    pub(crate) fn new(server: Arc<RunningServer<S>>, config: HttpConfig) -> Self {
+        Self {
+            server,
+            config,
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+        lock(&self.sessions).get(id).cloned()
+    }
+
+    fn end(&self, session: &HttpSession) {
+        session.session.mark_closed();
+        if session.session.was_connected() {
+            run_hooks(&self.server.server.on_close, &session.session);
+        }
+    }
+
+    /// Ends every session (shutdown).
+    pub(crate) fn close_all(&self) {
+        let all: Vec<_> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
+        for session in all {
+            self.end(&session);
+        }
+    }
+
+    fn expire(&self) {
+        let idle = self.config.session_idle_timeout;
+        let expired: Vec<_> = {
+            let mut sessions = lock(&self.sessions);
+            let ids: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| lock(&s.last_seen).elapsed() > idle)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        for session in expired {
+            tracing::debug!(session = session.session.id(), "idle session expired");
+            self.end(&session);
+        }
+    }
+}
+
+/// Checks for idle sessions every tenth of the idle timeout (at least once a second).
+pub(crate) fn spawn_expiry<S: Send + Sync + 'static>(shared: &Arc<Shared<S>>) {
+    let weak = Arc::downgrade(shared);
+    let period = (shared.config.session_idle_timeout / 10).max(std::time::Duration::from_secs(1));
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        loop {
+            tick.tick().await;
+            match weak.upgrade() {
+                Some(shared) => shared.expire(),
+                None => break,
+            }
+        }
+    });
+}
+
+fn error(status: StatusCode, id: Option<&RequestId>, e: McpError) -> Response {
+    response::json(status, jsonrpc::encode_error(id, &e.to_wire(false)))
+}
+
+pub(crate) async fn post<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    session_id: Option<&str>,
+    headers: &HeaderMap,
+    message: Message,
+) -> Response {
+    if let Some(version) = headers::get(headers, "mcp-protocol-version") {
+        if !LEGACY_VERSIONS.contains(&version) {
+            return error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request(format!(
+                    "Bad Request: unsupported MCP-Protocol-Version {version}"
+                )),
+            );
+        }
+    }
+    let session = match session_id {
+        Some(id) => match shared.get(id) {
+            Some(session) => session,
+            None => return StatusCode::NOT_FOUND.into_response(),
+        },
+        None => match &message {
+            Message::Request { method, .. } if method == "initialize" => {
+                return initialize(shared, message).await
+            }
+            Message::Request { id, .. } => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    Some(id),
+                    McpError::invalid_request(
+                        "Bad Request: missing Mcp-Session-Id; send initialize first",
+                    ),
+                )
+            }
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    McpError::invalid_request("Bad Request: missing Mcp-Session-Id"),
+                )
+            }
+        },
+    };
+    *lock(&session.last_seen) = Instant::now();
+    match message {
+        Message::Response { id, outcome } => {
+            session.session.resolve(&id, outcome);
+            StatusCode::ACCEPTED.into_response()
+        }
+        Message::Notification { method, params } => {
+            if method == "notifications/cancelled" {
+                let cancelled = params
+                    .as_deref()
+                    .and_then(|raw| {
+                        serde_json::from_str::<CancelledNotificationParams>(raw.get()).ok()
+                    })
+                    .and_then(|p| p.request_id);
+                if let Some(handle) = cancelled.and_then(|id| lock(&session.in_flight).remove(&id))
+                {
+                    handle.abort();
+                }
+            }
+            let sink = session.session.outbound_sender();
+            let origin = Origin {
+                server: &shared.server,
+                session: &session.session,
+                sink: &sink,
+                surface_internal: shared.server.server.options.surface_internal_errors,
+            };
+            dispatch::handle_notification(origin, method, params).await;
+            StatusCode::ACCEPTED.into_response()
+        }
+        Message::Request { id, method, params } => {
+            run_request(shared, session, id, method, params).await
+        }
+    }
+}
+
+async fn run_request<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    session: Arc<HttpSession>,
+    id: RequestId,
+    method: String,
+    params: Option<Box<serde_json::value::RawValue>>,
+) -> Response {
+    let server = shared.server.clone();
+    let request_id = id.clone();
+    let tracked = session.clone();
+    let register = |abort: tokio::task::AbortHandle| {
+        lock(&session.in_flight).insert(id.clone(), abort);
+    };
+    let response = response::run(
+        shared.config.request_timeout,
+        Some(id.clone()),
+        register,
+        move |sink| async move {
+            let origin = Origin {
+                server: &server,
+                session: &tracked.session,
+                sink: &sink,
+                surface_internal: server.server.options.surface_internal_errors,
+            };
+            let line = dispatch::handle_request(origin, request_id.clone(), method, params).await;
+            lock(&tracked.in_flight).remove(&request_id);
+            line
+        },
+    )
+    .await;
+    response
+}
+
+async fn initialize<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    message: Message,
+) -> Response {
+    let Message::Request { id, method, params } = message else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
+    let session_id = match new_session_id() {
+        Ok(sid) => sid,
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), e),
+    };
+    let (outbound, standalone) = mpsc::channel(shared.config.session_queue.max(1));
+    let session = Session::with_id(session_id.clone().into(), outbound);
+    let http_session = Arc::new(HttpSession {
+        session: session.clone(),
+        standalone: Mutex::new(Some(standalone)),
+        last_seen: Mutex::new(Instant::now()),
+        in_flight: Mutex::new(HashMap::new()),
+    });
+    let (sink, _unused) = mpsc::channel(1);
+    let origin = Origin {
+        server: &shared.server,
+        session: &session,
+        sink: &sink,
+        surface_internal: shared.server.server.options.surface_internal_errors,
+    };
+    let line = dispatch::handle_request(origin, id, method, params).await;
+    if !session.is_initialized() {
+        return response::json(StatusCode::OK, line);
+    }
+    lock(&shared.sessions).insert(session_id.clone(), http_session);
+    if session.begin() {
+        run_hooks(&shared.server.server.on_connect, &session);
+    }
+    let mut response = response::json(StatusCode::OK, line);
+    if let Ok(value) = HeaderValue::from_str(&session_id) {
+        response.headers_mut().insert("mcp-session-id", value);
+    }
+    response
+}
+
+pub(crate) fn get_stream<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    id: &str,
+    headers: &HeaderMap,
+) -> Response {
+    let Some(session) = shared.get(id) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let accepts = headers::get(headers, "accept").is_some_and(|a| a.contains("text/event-stream"));
+    if !accepts {
+        return StatusCode::NOT_ACCEPTABLE.into_response();
+    }
+    *lock(&session.last_seen) = Instant::now();
+    let Some(rx) = lock(&session.standalone).take() else {
+        return StatusCode::CONFLICT.into_response();
+    };
+    let stream = StandaloneStream { rx, primed: false };
+    (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+/// The session's standalone stream: a priming event, then every session-level message.
+struct StandaloneStream {
+    rx: mpsc::Receiver<String>,
+    primed: bool,
+}
+
+impl futures_core::Stream for StandaloneStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        if !self.primed {
+            self.primed = true;
+            return std::task::Poll::Ready(Some(Ok(Bytes::from_static(b": stream open\n\n"))));
+        }
+        self.rx
+            .poll_recv(cx)
+            .map(|line| line.map(|l| Ok(Bytes::from(format!("data: {l}\n\n")))))
+    }
+}
+
+pub(crate) fn delete<S: Send + Sync + 'static>(shared: &Arc<Shared<S>>, id: &str) -> Response {
+    let removed = lock(&shared.sessions).remove(id);
+    match removed {
+        Some(session) => {
+            shared.end(&session);
+            StatusCode::OK.into_response()
+        }
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}

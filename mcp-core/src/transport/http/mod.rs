@@ -1,0 +1,168 @@
+//! Streamable HTTP for both eras at one URL, as an axum `Router` (a tower `Service`) that can be
+//! mounted at any path, plus [`serve_http`] for the common case.
+//!
+//! How a message is routed (the rule the reference servers use): a request without an
+//! `Mcp-Session-Id` that carries a 2026 `_meta` envelope, or an `MCP-Protocol-Version` header
+//! newer than 2025-11-25, is served statelessly (2026-07-28); everything else goes through the
+//! 2025-11-25 session machinery (`initialize` opens a session whose id comes from the OS CSPRNG).
+
+mod config;
+mod guard;
+mod headers;
+mod legacy;
+mod response;
+mod stateless;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+
+pub use config::HttpConfig;
+
+use crate::engine::RunningServer;
+use crate::era::{LEGACY_VERSIONS, META_PROTOCOL_VERSION};
+use crate::error::McpError;
+use crate::jsonrpc::{self, Message};
+use crate::lowlevel::Params;
+use crate::serve::IntoServer;
+
+/// The HTTP endpoint of one running server: both eras, every session.
+pub struct McpHttp<S> {
+    shared: Arc<legacy::Shared<S>>,
+}
+
+impl<S> Clone for McpHttp<S> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> McpHttp<S> {
+    /// Starts `server` (enters its lifespan) and prepares the endpoint.
+    pub async fn new(
+        server: impl IntoServer<State = S>,
+        config: HttpConfig,
+    ) -> Result<Self, McpError> {
+        let running = RunningServer::start(server.into_server()).await?;
+        let shared = Arc::new(legacy::Shared::new(running, config));
+        legacy::spawn_expiry(&shared);
+        Ok(Self { shared })
+    }
+
+    /// The endpoint as an axum router serving `/`; mount it anywhere with
+    /// `Router::new().nest_service("/mcp", http.router())`.
+    pub fn router(&self) -> Router {
+        let limit = self.shared.config.max_body_bytes;
+        Router::new()
+            .route("/", any(endpoint::<S>))
+            .layer(DefaultBodyLimit::max(limit))
+            .with_state(self.shared.clone())
+    }
+
+    /// Ends every session and exits the lifespan.
+    pub async fn stop(&self) {
+        self.shared.close_all();
+        self.shared.server.stop().await;
+    }
+}
+
+/// Serves `server` over Streamable HTTP at `http://addr/` until the process ends.
+///
+/// ```no_run
+/// # async fn run() -> mcp_core::Result<()> {
+/// let server = mcp_core::lowlevel::Server::new("demo");
+/// mcp_core::transport::serve_http(server, "127.0.0.1:8080".parse().unwrap()).await
+/// # }
+/// ```
+pub async fn serve_http(server: impl IntoServer, addr: SocketAddr) -> Result<(), McpError> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_http_on(
+        server,
+        listener,
+        HttpConfig::default(),
+        std::future::pending(),
+    )
+    .await
+}
+
+/// Serves on an already bound listener with `config` until `shutdown` completes; requests in
+/// flight then finish before it returns.
+pub async fn serve_http_on(
+    server: impl IntoServer,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), McpError> {
+    use axum::serve::ListenerExt;
+    let http = McpHttp::new(server, config).await?;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let result = axum::serve(listener, http.router())
+        .with_graceful_shutdown(shutdown)
+        .await;
+    http.stop().await;
+    result.map_err(McpError::from)
+}
+
+async fn endpoint<S: Send + Sync + 'static>(
+    State(shared): State<Arc<legacy::Shared<S>>>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Some(refused) = guard::check(&shared.config, &headers) {
+        return refused;
+    }
+    let session_id = headers::get(&headers, "mcp-session-id").map(str::to_owned);
+    match method {
+        Method::GET => match session_id {
+            Some(id) => legacy::get_stream(&shared, &id, &headers),
+            None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        },
+        Method::DELETE => match session_id {
+            Some(id) => legacy::delete(&shared, &id),
+            None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        },
+        Method::POST => {
+            let message = match jsonrpc::decode(&body) {
+                Ok(message) => message,
+                Err(e) => {
+                    let line = jsonrpc::encode_error(e.id.as_ref(), &e.error.to_wire(false));
+                    return response::json(StatusCode::BAD_REQUEST, line);
+                }
+            };
+            if session_id.is_none() && is_stateless(&headers, &message) {
+                stateless::post(&shared.server, &shared.config, &headers, message).await
+            } else {
+                legacy::post(&shared, session_id.as_deref(), &headers, message).await
+            }
+        }
+        _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+    }
+}
+
+/// A 2026 message: a `_meta` protocol version in the body, or a version header newer than the
+/// 2025 ones.
+fn is_stateless(headers: &HeaderMap, message: &Message) -> bool {
+    let params = match message {
+        Message::Request { params, .. } | Message::Notification { params, .. } => params,
+        Message::Response { .. } => return false,
+    };
+    let has_envelope = params
+        .as_deref()
+        .map(|raw| Params::from_value(serde_json::from_str(raw.get()).unwrap_or_default()))
+        .and_then(|p| p.meta())
+        .is_some_and(|meta| meta.contains_key(META_PROTOCOL_VERSION));
+    let newer_header = headers::get(headers, "mcp-protocol-version")
+        .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
+    has_envelope || newer_header
+}

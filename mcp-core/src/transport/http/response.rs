@@ -1,0 +1,176 @@
+//! Answering one POST: plain JSON when the request produced only its result, an SSE stream when
+//! it sent anything first (progress, logs, server-to-client requests). Dropping the response
+//! (the client went away) cancels the request.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::error::McpError;
+use crate::jsonrpc;
+
+/// Notifications buffered per request stream before the handler waits.
+const STREAM_BUFFER: usize = 64;
+
+pub(crate) fn json(status: StatusCode, line: String) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        line,
+    )
+        .into_response()
+}
+
+/// The HTTP status of a final answer: 400 for the errors the 2026 transport maps to it.
+fn status_of(line: &str) -> StatusCode {
+    if !line.contains("\"error\"") {
+        return StatusCode::OK;
+    }
+    let code = serde_json::from_str::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v["error"]["code"].as_i64());
+    match code {
+        Some(-32021) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// Runs `start` (given the request's stream) and answers with JSON or SSE.
+pub(crate) async fn run<F, Fut>(
+    timeout: Duration,
+    id: Option<jsonrpc::RequestId>,
+    on_start: impl FnOnce(tokio::task::AbortHandle),
+    start: F,
+) -> Response
+where
+    F: FnOnce(mpsc::Sender<String>) -> Fut,
+    Fut: Future<Output = String> + Send + 'static,
+{
+    let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
+    let fut = start(tx);
+    let mut handle = tokio::spawn(async move {
+        match tokio::time::timeout(timeout, fut).await {
+            Ok(line) => line,
+            Err(_) => {
+                tracing::warn!(
+                    ?timeout,
+                    "request cancelled: it ran longer than the timeout"
+                );
+                let e =
+                    McpError::internal(format!("Request timed out after {} s", timeout.as_secs()));
+                jsonrpc::encode_error(id.as_ref(), &e.to_wire(true))
+            }
+        }
+    });
+    on_start(handle.abort_handle());
+    let abort = AbortOnDrop(handle.abort_handle());
+    let stream = |first: String, rx, handle, final_line| SseStream {
+        pending_first: Some(first),
+        rx,
+        handle,
+        final_line,
+        _abort: abort,
+        done: false,
+    };
+    tokio::select! {
+        biased;
+        first = rx.recv() => match first {
+            Some(first) => sse(stream(first, rx, Some(handle), None)),
+            None => match (&mut handle).await {
+                Ok(line) => json(status_of(&line), line),
+                Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            },
+        },
+        line = &mut handle => match line {
+            // Notifications sent just before the result still go first.
+            Ok(line) => match rx.try_recv() {
+                Ok(first) => sse(stream(first, rx, None, Some(line))),
+                Err(_) => json(status_of(&line), line),
+            },
+            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        },
+    }
+}
+
+fn sse(stream: SseStream) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+            (
+                header::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            ),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+/// Aborts the request's task when the response is dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// `data: <message>` events: the notifications, then the final answer.
+struct SseStream {
+    pending_first: Option<String>,
+    rx: mpsc::Receiver<String>,
+    handle: Option<JoinHandle<String>>,
+    final_line: Option<String>,
+    _abort: AbortOnDrop,
+    done: bool,
+}
+
+fn event(line: &str) -> Bytes {
+    Bytes::from(format!("data: {line}\n\n"))
+}
+
+impl futures_core::Stream for SseStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        if let Some(first) = self.pending_first.take() {
+            return Poll::Ready(Some(Ok(event(&first))));
+        }
+        if let Poll::Ready(Some(line)) = self.rx.poll_recv(cx) {
+            return Poll::Ready(Some(Ok(event(&line))));
+        }
+        if let Some(handle) = self.handle.as_mut() {
+            match Pin::new(handle).poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(result) => {
+                    self.handle = None;
+                    self.final_line = result.ok();
+                }
+            }
+        }
+        // The request is over: what is still queued, then its answer.
+        if let Ok(line) = self.rx.try_recv() {
+            return Poll::Ready(Some(Ok(event(&line))));
+        }
+        self.done = true;
+        Poll::Ready(self.final_line.take().map(|line| Ok(event(&line))))
+    }
+}

@@ -1,0 +1,180 @@
+//! The 2026-07-28 wire: POST only, every request validated on its own, headers checked against
+//! the body, statuses as the spec maps them.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::value::RawValue;
+
+use super::config::HttpConfig;
+use super::headers;
+use super::response;
+use crate::engine::dispatch::{self, run_hooks, Origin};
+use crate::engine::RunningServer;
+use crate::era::{self, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
+use crate::error::{codes, McpError};
+use crate::jsonrpc::{self, Message, RequestId};
+use crate::lowlevel::{Params, Session};
+
+fn reply(status: StatusCode, id: &RequestId, e: McpError) -> Response {
+    response::json(status, jsonrpc::encode_error(Some(id), &e.to_wire(false)))
+}
+
+fn mismatch(message: String) -> McpError {
+    McpError::new(codes::HEADER_MISMATCH, message)
+}
+
+/// `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
+fn named_target(method: &str, params: Option<&RawValue>) -> Option<Option<String>> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    let value: serde_json::Value = params
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or_default();
+    Some(value.get(key).and_then(|v| v.as_str()).map(str::to_owned))
+}
+
+/// The checks of the 2026 transport, in the order the spec gives them.
+fn validate<S: Send + Sync + 'static>(
+    server: &RunningServer<S>,
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Result<(), (StatusCode, McpError)> {
+    let bad = |e| (StatusCode::BAD_REQUEST, e);
+    let meta = params.and_then(|raw| {
+        Params::from_value(serde_json::from_str(raw.get()).unwrap_or_default()).meta()
+    });
+    let envelope = match era::modern_envelope(meta.as_ref()) {
+        None => {
+            return Err(bad(McpError::invalid_params(format!(
+                "Invalid _meta: missing required {META_PROTOCOL_VERSION}"
+            ))))
+        }
+        Some(envelope) => envelope,
+    };
+    if let Err(e) = &envelope {
+        if e.code() == codes::INVALID_PARAMS {
+            return Err(bad(McpError::new(e.code(), e.message().into_owned())));
+        }
+    }
+    let body_version = meta
+        .as_ref()
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(|v| v.as_str())
+        .unwrap_or_default();
+    match headers::get(headers, "mcp-protocol-version") {
+        None => return Err(bad(mismatch("Header mismatch: missing MCP-Protocol-Version header".into()))),
+        Some(h) if h.trim() != body_version => {
+            return Err(bad(mismatch(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{h}' does not match body value '{body_version}'"
+            ))))
+        }
+        Some(_) => {}
+    }
+    if let Err(e) = envelope {
+        return Err(bad(e));
+    }
+    match headers::get(headers, "mcp-method") {
+        None => {
+            return Err(bad(mismatch(
+                "Header mismatch: missing Mcp-Method header".into(),
+            )))
+        }
+        Some(h) if h.trim() != method => {
+            return Err(bad(mismatch(format!(
+            "Header mismatch: Mcp-Method header value '{h}' does not match body value '{method}'"
+        ))))
+        }
+        Some(_) => {}
+    }
+    if let Some(target) = named_target(method, params) {
+        let target = target.unwrap_or_default();
+        match headers::get(headers, "mcp-name").map(headers::decode_value) {
+            None => {
+                return Err(bad(mismatch(
+                    "Header mismatch: missing Mcp-Name header".into(),
+                )))
+            }
+            Some(Err(())) => {
+                return Err(bad(mismatch(
+                    "Header mismatch: Mcp-Name header is not valid base64".into(),
+                )))
+            }
+            Some(Ok(h)) if h != target => {
+                return Err(bad(mismatch(format!(
+                "Header mismatch: Mcp-Name header value '{h}' does not match body value '{target}'"
+            ))))
+            }
+            Some(Ok(_)) => {}
+        }
+    }
+    if REMOVED_IN_MODERN.contains(&method) || !server.server.has_request_handler(method) {
+        return Err((StatusCode::NOT_FOUND, McpError::method_not_found(method)));
+    }
+    Ok(())
+}
+
+pub(crate) async fn post<S: Send + Sync + 'static>(
+    server: &Arc<RunningServer<S>>,
+    config: &HttpConfig,
+    headers: &HeaderMap,
+    message: Message,
+) -> Response {
+    match message {
+        Message::Response { .. } => {
+            let e = McpError::invalid_request(
+                "Invalid request: a 2026-07-28 client sends no responses",
+            );
+            response::json(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::encode_error(None, &e.to_wire(false)),
+            )
+        }
+        Message::Notification { method, params } => {
+            let (sink, _ignored) = tokio::sync::mpsc::channel(1);
+            let session = Session::new("http", sink.clone());
+            let origin = Origin {
+                server,
+                session: &session,
+                sink: &sink,
+                surface_internal: server.server.options.surface_internal_errors,
+            };
+            dispatch::handle_notification(origin, method, params).await;
+            StatusCode::ACCEPTED.into_response()
+        }
+        Message::Request { id, method, params } => {
+            if let Err((status, e)) = validate(server, headers, &method, params.as_deref()) {
+                return reply(status, &id, e);
+            }
+            let server = server.clone();
+            let request_id = id.clone();
+            response::run(
+                config.request_timeout,
+                Some(id),
+                |_| {},
+                move |sink| async move {
+                    // Over HTTP every 2026 request is its own session.
+                    let session = Session::new("http", sink.clone());
+                    let origin = Origin {
+                        server: &server,
+                        session: &session,
+                        sink: &sink,
+                        surface_internal: server.server.options.surface_internal_errors,
+                    };
+                    let line = dispatch::handle_request(origin, request_id, method, params).await;
+                    session.mark_closed();
+                    if session.was_connected() {
+                        run_hooks(&server.server.on_close, &session);
+                    }
+                    line
+                },
+            )
+            .await
+        }
+    }
+}

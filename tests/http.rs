@@ -1,0 +1,378 @@
+//! Streamable HTTP over a real socket on 127.0.0.1: both eras at one URL, header checks,
+//! statuses, sessions, SSE only when needed, DNS-rebinding protection, body limit, expiry.
+
+use std::time::Duration;
+
+use mcp::prelude::*;
+use mcp::transport::{serve_http_on, HttpConfig};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Count to three, reporting progress.
+#[tool]
+async fn count(ctx: RequestContext) -> String {
+    for i in 1..=3 {
+        let _ = ctx.progress(f64::from(i), Some(3.0), None).await;
+    }
+    "counted".into()
+}
+
+/// Say hello.
+#[tool]
+async fn hello() -> String {
+    "hello".into()
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// The `data:` payloads of an SSE body.
+    fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str(d).ok())
+            .collect()
+    }
+}
+
+fn dechunk(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(pos) = rest.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&rest[..pos]).unwrap_or("0").trim(), 16)
+                .unwrap_or(0);
+        rest = &rest[pos + 2..];
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = &rest[(size + 2).min(rest.len())..];
+    }
+    out
+}
+
+async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let mut request = format!("{method} / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    if headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"))
+    {
+        body = dechunk(&body);
+    }
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+async fn start(
+    config: HttpConfig,
+) -> (
+    u16,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = McpServer::new("http-test")
+        .version("1.0.0")
+        .tool(HelloTool)
+        .tool(CountTool);
+    let task = tokio::spawn(async move {
+        let _ = serve_http_on(server, listener, config, async move {
+            let _ = stopped.await;
+        })
+        .await;
+    });
+    (port, stop, task)
+}
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+fn modern(id: i64, method: &str, mut params: Value) -> String {
+    params["_meta"] = meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_2026_wire_checks_headers_and_maps_statuses() {
+    let (port, stop, task) = start(HttpConfig::default()).await;
+    let v = ("MCP-Protocol-Version", "2026-07-28");
+
+    let ok = send(
+        port,
+        "POST",
+        &[v, ("Mcp-Method", "server/discover")],
+        &modern(1, "server/discover", json!({})),
+    )
+    .await;
+    assert_eq!(ok.status, 200);
+    assert_eq!(
+        ok.header("content-type"),
+        Some("application/json"),
+        "one answer, plain JSON"
+    );
+    assert_eq!(ok.json()["result"]["resultType"], "complete");
+
+    type Case<'a> = (Vec<(&'a str, &'a str)>, String, u16, i64);
+    let cases: Vec<Case> = vec![
+        (vec![v], modern(2, "tools/list", json!({})), 400, -32020),
+        (vec![v, ("Mcp-Method", "prompts/list")], modern(3, "tools/list", json!({})), 400, -32020),
+        (vec![v, ("Mcp-Method", "TOOLS/LIST")], modern(4, "tools/list", json!({})), 400, -32020),
+        (vec![v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "wrong")], modern(5, "tools/call", json!({"name": "hello"})), 400, -32020),
+        (vec![v, ("Mcp-Method", "tools/call")], modern(6, "tools/call", json!({"name": "hello"})), 400, -32020),
+        (vec![v, ("Mcp-Method", "ping")], modern(7, "ping", json!({})), 404, -32601),
+        (vec![v, ("Mcp-Method", "nope")], modern(8, "nope", json!({})), 404, -32601),
+        (vec![v, ("Mcp-Method", "tools/list")], json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}).to_string(), 400, -32602),
+        (vec![("MCP-Protocol-Version", "v999.0.0"), ("Mcp-Method", "tools/list")], json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0", "io.modelcontextprotocol/clientCapabilities": {}}}}).to_string(), 400, -32022),
+        (vec![v, ("Mcp-Method", "tools/list")], json!({"jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0", "io.modelcontextprotocol/clientCapabilities": {}}}}).to_string(), 400, -32020),
+    ];
+    for (headers, body, status, code) in cases {
+        let reply = send(port, "POST", &headers, &body).await;
+        assert_eq!(reply.status, status, "{body}");
+        assert_eq!(reply.json()["error"]["code"], code, "{body}");
+        assert!(reply.json()["id"].is_i64(), "the id is echoed: {body}");
+    }
+    let name = send(
+        port,
+        "POST",
+        &[v, ("mcp-method", "tools/call"), ("MCP-NAME", "  hello ")],
+        &modern(12, "tools/call", json!({"name": "hello"})),
+    )
+    .await;
+    assert_eq!(
+        name.status, 200,
+        "header names are case-insensitive, values trimmed"
+    );
+    assert_eq!(name.json()["result"]["content"][0]["text"], "hello");
+    let encoded = send(
+        port,
+        "POST",
+        &[
+            v,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "=?base64?aGVsbG8=?="),
+        ],
+        &modern(13, "tools/call", json!({"name": "hello"})),
+    )
+    .await;
+    assert_eq!(encoded.status, 200);
+
+    assert_eq!(send(port, "GET", &[v], "").await.status, 405);
+    assert_eq!(send(port, "DELETE", &[v], "").await.status, 405);
+
+    let mut progress = json!({"name": "count"});
+    progress["_meta"] = meta();
+    progress["_meta"]["progressToken"] = json!("p1");
+    let body =
+        json!({"jsonrpc": "2.0", "id": 14, "method": "tools/call", "params": progress}).to_string();
+    let streamed = send(
+        port,
+        "POST",
+        &[v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "count")],
+        &body,
+    )
+    .await;
+    assert_eq!(streamed.status, 200);
+    assert_eq!(
+        streamed.header("content-type"),
+        Some("text/event-stream"),
+        "SSE because progress came first"
+    );
+    let events = streamed.events();
+    assert_eq!(events.len(), 4);
+    assert!(events[..3]
+        .iter()
+        .all(|e| e["method"] == "notifications/progress"));
+    assert_eq!(events[3]["result"]["content"][0]["text"], "counted");
+
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_2025_wire_has_sessions_that_end() {
+    let config = HttpConfig {
+        session_idle_timeout: Duration::from_secs(1),
+        ..HttpConfig::default()
+    };
+    let (port, stop, task) = start(config).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let opened = send(port, "POST", &[], &init).await;
+    assert_eq!(opened.status, 200);
+    assert_eq!(opened.json()["result"]["protocolVersion"], "2025-11-25");
+    let sid = opened
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    assert_eq!(sid.len(), 32);
+    assert!(
+        sid.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "visible ASCII"
+    );
+    let s = ("Mcp-Session-Id", sid.as_str());
+    let v = ("MCP-Protocol-Version", "2025-11-25");
+
+    let note = send(
+        port,
+        "POST",
+        &[s, v],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    assert_eq!(note.status, 202);
+    let listed = send(
+        port,
+        "POST",
+        &[s, v],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    )
+    .await;
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.json()["result"]["tools"][0]["name"], "hello");
+    assert!(listed.json()["result"].get("resultType").is_none());
+
+    let no_session = send(
+        port,
+        "POST",
+        &[v],
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+    )
+    .await;
+    assert_eq!(no_session.status, 400);
+    let bad_version = send(
+        port,
+        "POST",
+        &[s, ("MCP-Protocol-Version", "1999-01-01")],
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
+    )
+    .await;
+    assert_eq!(bad_version.status, 400);
+
+    assert_eq!(send(port, "DELETE", &[s, v], "").await.status, 200);
+    let gone = send(
+        port,
+        "POST",
+        &[s, v],
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+    )
+    .await;
+    assert_eq!(gone.status, 404, "a deleted session is gone");
+
+    // An idle session expires.
+    let again = send(port, "POST", &[], &init).await;
+    let sid = again.header("mcp-session-id").unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let expired = send(
+        port,
+        "POST",
+        &[("Mcp-Session-Id", sid.as_str()), v],
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#,
+    )
+    .await;
+    assert_eq!(expired.status, 404);
+
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_hosts_origins_and_big_bodies_are_refused() {
+    let config = HttpConfig {
+        max_body_bytes: 1024,
+        ..HttpConfig::default()
+    };
+    let (port, stop, task) = start(config).await;
+    let v = ("MCP-Protocol-Version", "2026-07-28");
+    let discover = modern(1, "server/discover", json!({}));
+    let evil = send(
+        port,
+        "POST",
+        &[
+            v,
+            ("Mcp-Method", "server/discover"),
+            ("Origin", "http://evil.example.com"),
+        ],
+        &discover,
+    )
+    .await;
+    assert_eq!(evil.status, 403);
+    let local = send(
+        port,
+        "POST",
+        &[
+            v,
+            ("Mcp-Method", "server/discover"),
+            ("Origin", &format!("http://localhost:{port}")),
+        ],
+        &discover,
+    )
+    .await;
+    assert_eq!(local.status, 200);
+    let big = modern(
+        2,
+        "tools/call",
+        json!({"name": "hello", "arguments": {"x": "y".repeat(5000)}}),
+    );
+    let refused = send(
+        port,
+        "POST",
+        &[v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "hello")],
+        &big,
+    )
+    .await;
+    assert_eq!(refused.status, 413);
+    let _ = stop.send(());
+    let _ = task.await;
+}
