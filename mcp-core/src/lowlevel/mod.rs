@@ -23,5 +23,5 @@ pub use handler::BoxFuture;
 pub use middleware::{Incoming, Middleware, Next};
 pub use params::Params;
 pub(crate) use server::SessionHook;
-pub use server::{Server, ServerOptions, RESERVED_INITIALIZE};
+pub use server::{ParamHeaders, Server, ServerOptions, RESERVED_INITIALIZE};
 pub use session::Session;

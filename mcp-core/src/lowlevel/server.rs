@@ -19,6 +19,9 @@ use crate::types::*;
 /// A hook run when a session connects or closes.
 pub(crate) type SessionHook = Arc<dyn Fn(Session) + Send + Sync>;
 
+/// For a tool name, the `x-mcp-header` names of its arguments and the property path of each.
+pub type ParamHeaders = Arc<dyn Fn(&str) -> Vec<(String, Vec<String>)> + Send + Sync>;
+
 /// The message of the error returned when a handler for `initialize` is registered.
 pub const RESERVED_INITIALIZE: &str = "'initialize' is handled by the server runner and cannot be overridden; use Server::middleware to observe or wrap initialization";
 
@@ -95,6 +98,7 @@ pub struct Server<S = ()> {
     pub(crate) list_changed: ListChanged,
     pub(crate) extra_capabilities: ServerCapabilities,
     pub(crate) options: ServerOptions,
+    pub(crate) param_headers: Option<ParamHeaders>,
 }
 
 impl<S> Clone for Server<S> {
@@ -112,6 +116,7 @@ impl<S> Clone for Server<S> {
             list_changed: self.list_changed,
             extra_capabilities: self.extra_capabilities.clone(),
             options: self.options.clone(),
+            param_headers: self.param_headers.clone(),
         }
     }
 }
@@ -154,6 +159,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             list_changed: ListChanged::default(),
             extra_capabilities: ServerCapabilities::default(),
             options: ServerOptions::default(),
+            param_headers: None,
         };
         server.install_builtins();
         server
@@ -339,6 +345,14 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Declares that the server sends `notifications/resources/list_changed`.
     pub fn resources_list_changed(&mut self, on: bool) -> &mut Self {
         self.list_changed.resources = on;
+        self
+    }
+
+    /// Tells the HTTP transport which tool arguments are mirrored into `Mcp-Param-*` headers
+    /// (`x-mcp-header` in their schema), so it can check them against the body (2026). The
+    /// high-level server installs this from its registry.
+    pub fn param_headers(&mut self, headers: ParamHeaders) -> &mut Self {
+        self.param_headers = Some(headers);
         self
     }
 

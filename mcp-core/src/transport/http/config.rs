@@ -17,9 +17,11 @@ pub struct HttpConfig {
     pub request_timeout: Duration,
     /// A 2025 session unused this long is ended (later requests get 404). Default 30 min.
     pub session_idle_timeout: Duration,
-    /// Messages queued for a session's standalone GET stream before the oldest are dropped.
+    /// Messages queued for a session's standalone GET stream before senders wait.
     /// Default 256.
     pub session_queue: usize,
+    /// The path [`serve_http`](super::serve_http) serves at. Default `/mcp`.
+    pub path: String,
 }
 
 fn loopback() -> Vec<String> {
@@ -38,6 +40,7 @@ impl Default for HttpConfig {
             request_timeout: Duration::from_secs(300),
             session_idle_timeout: Duration::from_secs(30 * 60),
             session_queue: 256,
+            path: "/mcp".to_owned(),
         }
     }
 }

@@ -60,9 +60,14 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
     /// The endpoint as an axum router serving `/`; mount it anywhere with
     /// `Router::new().nest_service("/mcp", http.router())`.
     pub fn router(&self) -> Router {
+        self.router_at("/")
+    }
+
+    /// The endpoint as an axum router serving `path`.
+    pub fn router_at(&self, path: &str) -> Router {
         let limit = self.shared.config.max_body_bytes;
         Router::new()
-            .route("/", any(endpoint::<S>))
+            .route(path, any(endpoint::<S>))
             .layer(DefaultBodyLimit::max(limit))
             .with_state(self.shared.clone())
     }
@@ -74,7 +79,7 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
     }
 }
 
-/// Serves `server` over Streamable HTTP at `http://addr/` until the process ends.
+/// Serves `server` over Streamable HTTP at `http://addr/mcp` until the process ends.
 ///
 /// ```no_run
 /// # async fn run() -> mcp_core::Result<()> {
@@ -102,11 +107,12 @@ pub async fn serve_http_on(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), McpError> {
     use axum::serve::ListenerExt;
+    let path = config.path.clone();
     let http = McpHttp::new(server, config).await?;
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let result = axum::serve(listener, http.router())
+    let result = axum::serve(listener, http.router_at(&path))
         .with_graceful_shutdown(shutdown)
         .await;
     http.stop().await;

@@ -113,10 +113,77 @@ fn validate<S: Send + Sync + 'static>(
             Some(Ok(_)) => {}
         }
     }
+    if method == "tools/call" {
+        check_param_headers(server, headers, params)?;
+    }
     if REMOVED_IN_MODERN.contains(&method) || !server.server.has_request_handler(method) {
         return Err((StatusCode::NOT_FOUND, McpError::method_not_found(method)));
     }
     Ok(())
+}
+
+/// `Mcp-Param-{Name}` headers against the arguments their tool's schema mirrors (`x-mcp-header`).
+fn check_param_headers<S: Send + Sync + 'static>(
+    server: &RunningServer<S>,
+    headers: &HeaderMap,
+    params: Option<&RawValue>,
+) -> Result<(), (StatusCode, McpError)> {
+    let Some(lookup) = &server.server.param_headers else {
+        return Ok(());
+    };
+    let body: serde_json::Value = params
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or_default();
+    let Some(tool) = body.get("name").and_then(|v| v.as_str()) else {
+        return Ok(());
+    };
+    let bad = |m: String| Err((StatusCode::BAD_REQUEST, mismatch(m)));
+    for (header, path) in lookup(tool) {
+        let mut value = &body["arguments"];
+        for key in &path {
+            value = &value[key.as_str()];
+        }
+        let expected = match value {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Bool(b) => Some(b.to_string()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        let name = format!("mcp-param-{header}");
+        let sent = headers.get(name.as_str());
+        match (expected, sent) {
+            (None, _) => {}
+            (Some(_), None) => {
+                return bad(format!(
+                    "Header mismatch: missing Mcp-Param-{header} header"
+                ))
+            }
+            (Some(expected), Some(raw)) => {
+                let Ok(text) = raw.to_str() else {
+                    return bad(format!(
+                        "Header mismatch: Mcp-Param-{header} has invalid characters"
+                    ));
+                };
+                match headers::decode_value(text) {
+                    Err(()) => return bad(format!("Header mismatch: Mcp-Param-{header} is not valid base64")),
+                    Ok(decoded) if !same_value(&decoded, &expected) => {
+                        return bad(format!(
+                            "Header mismatch: Mcp-Param-{header} header value '{decoded}' does not match body value '{expected}'"
+                        ))
+                    }
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Equal as text, or as numbers (`42.0` equals `42`).
+fn same_value(header: &str, body: &str) -> bool {
+    header == body
+        || matches!((header.parse::<f64>(), body.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
 }
 
 pub(crate) async fn post<S: Send + Sync + 'static>(

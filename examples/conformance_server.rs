@@ -1,0 +1,467 @@
+//! The server the official MCP conformance suite drives (`../shared/conformance/REQUIREMENTS.md`),
+//! written with the high-level API where it can be and the low-level table where the requirement
+//! needs it. Serves both wires at `http://127.0.0.1:PORT/mcp`.
+//!
+//! Run: `cargo run --example conformance_server -- --port 3001`
+
+use std::time::Duration;
+
+use mcp::prelude::*;
+use mcp::server::{PromptDef, ServerHandle, ToolDef};
+use mcp::transport::{serve_http_on, HttpConfig};
+use serde_json::{json, Value};
+
+/// A 1x1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+/// A tiny WAV.
+const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+/// A simple text response.
+#[tool]
+async fn test_simple_text() -> String {
+    "This is a simple text response for testing.".into()
+}
+
+/// An image.
+#[tool]
+async fn test_image_content() -> ContentBlock {
+    ContentBlock::image(PNG, "image/png")
+}
+
+/// Audio.
+#[tool]
+async fn test_audio_content() -> ContentBlock {
+    ContentBlock::audio(WAV, "audio/wav")
+}
+
+fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
+    ContentBlock::Resource(EmbeddedResource {
+        resource: ResourceContents::Text(TextResourceContents {
+            uri: uri.into(),
+            mime_type: Some(mime.into()),
+            text: text.into(),
+            meta: None,
+        }),
+        annotations: None,
+        meta: None,
+    })
+}
+
+/// An embedded resource.
+#[tool]
+async fn test_embedded_resource() -> ContentBlock {
+    embedded(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+/// Several content types.
+#[tool]
+async fn test_multiple_content_types() -> Vec<ContentBlock> {
+    vec![
+        ContentBlock::text("Multiple content types test:"),
+        ContentBlock::image(PNG, "image/png"),
+        embedded(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ),
+    ]
+}
+
+/// Always fails, as a tool result.
+#[tool]
+async fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Reports progress.
+#[tool]
+async fn test_tool_with_progress(ctx: RequestContext) -> String {
+    for step in [0.0, 50.0, 100.0] {
+        let _ = ctx.progress(step, Some(100.0), None).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "Progress test completed".into()
+}
+
+/// Logs while it works.
+#[tool]
+async fn test_tool_with_logging(ctx: RequestContext) -> String {
+    for text in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ] {
+        let _ = ctx.log(LoggingLevel::Info, text).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "Logging test completed".into()
+}
+
+/// Logs only when the request asked for logs.
+#[tool]
+async fn test_logging_tool(ctx: RequestContext) -> String {
+    let _ = ctx.log(LoggingLevel::Info, "test_logging_tool ran").await;
+    "Logging tool completed".into()
+}
+
+/// Asks the client's model.
+#[tool]
+async fn test_sampling(ctx: RequestContext, prompt: String) -> String {
+    let asked = ctx
+        .request::<_, CreateMessageResult>(
+            "sampling/createMessage",
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": prompt}}], "maxTokens": 100}),
+        )
+        .await;
+    match asked {
+        Ok(answer) => format!(
+            "LLM response: {}",
+            answer.content["text"].as_str().unwrap_or("")
+        ),
+        Err(e) => format!("Sampling failed: {}", e.message()),
+    }
+}
+
+async fn elicit(ctx: &RequestContext, message: &str, schema: Value) -> String {
+    let asked = ctx
+        .request::<_, ElicitResult>(
+            "elicitation/create",
+            json!({"mode": "form", "message": message, "requestedSchema": schema}),
+        )
+        .await;
+    match asked {
+        Ok(answer) => format!(
+            "User response: action={}, content={}",
+            answer.action,
+            Value::Object(answer.content.unwrap_or_default())
+        ),
+        Err(e) => format!("Elicitation failed: {}", e.message()),
+    }
+}
+
+/// Asks the client's user.
+#[tool]
+async fn test_elicitation(ctx: RequestContext, message: String) -> String {
+    let schema = json!({
+        "type": "object",
+        "properties": {"username": {"type": "string"}, "email": {"type": "string"}},
+        "required": ["username", "email"]
+    });
+    elicit(&ctx, &message, schema).await
+}
+
+/// Asks with defaults.
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> String {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }
+    });
+    elicit(&ctx, "Please review your details", schema).await
+}
+
+/// Asks with every kind of enum.
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> String {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"}
+            ]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2"], "enumNames": ["Option One", "Option Two"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "x", "title": "Ex"},
+                {"const": "y", "title": "Why"}
+            ]}}
+        }
+    });
+    elicit(&ctx, "Pick options", schema).await
+}
+
+/// Survives a reconnection.
+#[tool]
+async fn test_reconnection() -> String {
+    "Reconnection test completed".into()
+}
+
+/// Needs the client's sampling capability.
+#[tool]
+async fn test_missing_capability(ctx: RequestContext) -> mcp::Result<String> {
+    if ctx.client_capabilities().sampling.is_none() {
+        return Err(McpError::new(
+            mcp::codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Server requires the sampling capability for this request",
+        )
+        .with_data(json!({"requiredCapabilities": {"sampling": {}}})));
+    }
+    Ok("sampling is available".into())
+}
+
+/// Answers without asking anything on the stream.
+#[tool]
+async fn test_streaming_elicitation() -> String {
+    "Streaming elicitation test completed".into()
+}
+
+fn trigger_tool(handle: ServerHandle<()>) -> ToolDef<()> {
+    let h = handle.clone();
+    ToolDef::from_schema(
+        "test_trigger_tool_change",
+        json!({"type": "object"}),
+        move |_, _| {
+            let handle = h.clone();
+            async move {
+                let temporary = ToolDef::from_schema(
+                    "test_temporary_tool",
+                    json!({"type": "object"}),
+                    |_, _| async { Ok(CallToolResult::text("temporary")) },
+                )?
+                .description("A tool that comes and goes.");
+                handle.add_tool(temporary);
+                handle.remove_tool("test_temporary_tool");
+                Ok(CallToolResult::text("Tool list changed"))
+            }
+        },
+    )
+    .map(|t| t.description("Changes the tool list and announces it."))
+    .unwrap_or_else(|e| panic!("trigger tool: {e}"))
+}
+
+fn trigger_prompt(handle: ServerHandle<()>) -> ToolDef<()> {
+    let h = handle.clone();
+    ToolDef::from_schema(
+        "test_trigger_prompt_change",
+        json!({"type": "object"}),
+        move |_, _| {
+            let handle = h.clone();
+            async move {
+                handle.add_prompt(
+                    PromptDef::new("test_temporary_prompt", |_, _| async {
+                        Ok(String::from("temporary").into())
+                    })
+                    .description("A prompt that comes and goes."),
+                );
+                handle.remove_prompt("test_temporary_prompt");
+                Ok(CallToolResult::text("Prompt list changed"))
+            }
+        },
+    )
+    .map(|t| t.description("Changes the prompt list and announces it."))
+    .unwrap_or_else(|e| panic!("trigger prompt: {e}"))
+}
+
+fn json_schema_tool() -> ToolDef<()> {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    });
+    ToolDef::from_schema("json_schema_2020_12_tool", schema, |_, args| async move {
+        Ok(CallToolResult::text(format!(
+            "Received: {}",
+            Value::Object(args)
+        )))
+    })
+    .map(|t| t.description("Tool with JSON Schema 2020-12 features"))
+    .unwrap_or_else(|e| panic!("json schema tool: {e}"))
+}
+
+fn x_mcp_header_tool() -> ToolDef<()> {
+    let schema = json!({
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}
+    });
+    ToolDef::from_schema("test_x_mcp_header", schema, |_, args| async move {
+        let region = args
+            .get("region")
+            .and_then(Value::as_str)
+            .unwrap_or("<none>");
+        Ok(CallToolResult::text(format!("region={region}")))
+    })
+    .map(|t| t.description("Mirrors its region argument into the Mcp-Param-Region header."))
+    .unwrap_or_else(|e| panic!("x-mcp-header tool: {e}"))
+}
+
+/// The static text resource.
+#[resource("test://static-text", mime_type = "text/plain")]
+async fn static_text() -> String {
+    "This is the content of the static text resource.".into()
+}
+
+/// The static binary resource.
+#[resource("test://static-binary", mime_type = "image/png")]
+async fn static_binary() -> ResourceContents {
+    ResourceContents::Blob(BlobResourceContents {
+        uri: "test://static-binary".into(),
+        mime_type: Some("image/png".into()),
+        blob: PNG.into(),
+        meta: None,
+    })
+}
+
+/// A resource clients subscribe to.
+#[resource("test://watched-resource", mime_type = "text/plain")]
+async fn watched_resource() -> String {
+    "Watched resource content.".into()
+}
+
+/// Data by id.
+#[resource("test://template/{id}/data", mime_type = "application/json")]
+async fn template_data(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+/// A simple prompt.
+#[prompt]
+async fn test_simple_prompt() -> String {
+    "This is a simple prompt for testing.".into()
+}
+
+fn complete_arg1(prefix: &str) -> Vec<String> {
+    ["test", "testing", "tested"]
+        .iter()
+        .filter(|v| v.starts_with(prefix))
+        .map(|v| (*v).to_owned())
+        .collect()
+}
+
+/// A prompt with arguments.
+#[prompt]
+async fn test_prompt_with_arguments(
+    /// The first argument.
+    #[arg(complete = complete_arg1)]
+    arg1: String,
+    /// The second argument.
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt with an embedded resource.
+#[prompt]
+async fn test_prompt_with_embedded_resource(
+    /// The resource to embed.
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage {
+            role: Role::User,
+            content: embedded(
+                &resource_uri,
+                "text/plain",
+                "Embedded resource content for testing.",
+            ),
+        },
+        PromptMessage {
+            role: Role::User,
+            content: ContentBlock::text("Please process the embedded resource above."),
+        },
+    ]
+}
+
+/// A prompt with an image.
+#[prompt]
+async fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage {
+            role: Role::User,
+            content: ContentBlock::image(PNG, "image/png"),
+        },
+        PromptMessage {
+            role: Role::User,
+            content: ContentBlock::text("Please analyze the image above."),
+        },
+    ]
+}
+
+/// The conformance server.
+pub fn server() -> McpServer {
+    let server = McpServer::new("mcp-rust-conformance").version(env!("CARGO_PKG_VERSION"));
+    let handle = server.handle();
+    let mut server = server
+        .tool(TestSimpleTextTool)
+        .tool(TestImageContentTool)
+        .tool(TestAudioContentTool)
+        .tool(TestEmbeddedResourceTool)
+        .tool(TestMultipleContentTypesTool)
+        .tool(TestErrorHandlingTool)
+        .tool(TestToolWithProgressTool)
+        .tool(json_schema_tool())
+        .tool(TestToolWithLoggingTool)
+        .tool(TestLoggingToolTool)
+        .tool(TestSamplingTool)
+        .tool(TestElicitationTool)
+        .tool(TestElicitationSep1034DefaultsTool)
+        .tool(TestElicitationSep1330EnumsTool)
+        .tool(TestReconnectionTool)
+        .tool(TestMissingCapabilityTool)
+        .tool(TestStreamingElicitationTool)
+        .tool(trigger_tool(handle.clone()))
+        .tool(trigger_prompt(handle))
+        .tool(x_mcp_header_tool())
+        .resource(StaticTextResource)
+        .resource(StaticBinaryResource)
+        .resource(WatchedResourceResource)
+        .resource(TemplateDataResource)
+        .prompt(TestSimplePromptPrompt)
+        .prompt(TestPromptWithArgumentsPrompt)
+        .prompt(TestPromptWithEmbeddedResourcePrompt)
+        .prompt(TestPromptWithImagePrompt);
+    // Subscriptions by hand through the low-level table: the registry has no API for them yet.
+    server
+        .lowlevel()
+        .on_subscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
+        .on_unsubscribe_resource(|_, _| async { Ok(EmptyResult::default()) });
+    server
+}
+
+#[tokio::main]
+async fn main() -> mcp::Result<()> {
+    let mut port = 3001u16;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--port" {
+            port = args.next().and_then(|p| p.parse().ok()).unwrap_or(port);
+        }
+    }
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let port = listener.local_addr()?.port();
+    println!("http://127.0.0.1:{port}/mcp");
+    serve_http_on(
+        server(),
+        listener,
+        HttpConfig::default(),
+        std::future::pending(),
+    )
+    .await
+}
