@@ -1,7 +1,8 @@
 //! The bookshop of the seeds, high level: two tools sharing state in an impl block, argument
 //! constraints from `#[arg]`, a structured result from a `Serialize + JsonSchema` type.
 //!
-//! Run: `cargo run --example bookshop` (serves over stdio).
+//! Run: `cargo run --example bookshop` (serves over stdio), or
+//! `cargo run --example bookshop -- --http 127.0.0.1:8080` (Streamable HTTP at `/mcp`).
 
 use std::sync::Mutex;
 
@@ -111,5 +112,22 @@ pub fn server() -> McpServer {
 #[allow(dead_code)]
 #[tokio::main]
 async fn main() -> Result<()> {
-    server().serve_stdio().await
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (Some("--http"), Some(addr)) => {
+            let addr: std::net::SocketAddr = addr
+                .parse()
+                .map_err(|e| McpError::internal(format!("--http {addr}: {e}")))?;
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            eprintln!("bookshop at http://{}/mcp", listener.local_addr()?);
+            mcp::transport::serve_http_on(
+                server(),
+                listener,
+                mcp::transport::HttpConfig::default(),
+                std::future::pending(),
+            )
+            .await
+        }
+        _ => server().serve_stdio().await,
+    }
 }

@@ -376,3 +376,136 @@ async fn foreign_hosts_origins_and_big_bodies_are_refused() {
     let _ = stop.send(());
     let _ = task.await;
 }
+
+struct DropFlag(std::sync::Arc<std::sync::atomic::AtomicBool>);
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+async fn start_slow(
+    config: HttpConfig,
+) -> (
+    u16,
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
+    let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = dropped.clone();
+    let slow = mcp::server::ToolDef::<()>::from_schema(
+        "slow",
+        json!({"type": "object"}),
+        move |_, args| {
+            let guard = DropFlag(flag.clone());
+            async move {
+                let wait = args.get("ms").and_then(Value::as_u64).unwrap_or(30_000);
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+                std::mem::forget(guard);
+                Ok(CallToolResult::text("finished"))
+            }
+        },
+    )
+    .unwrap()
+    .description("Sleeps.");
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = serve_http_on(
+            McpServer::new("slow").tool(slow),
+            listener,
+            config,
+            async move {
+                let _ = stopped.await;
+            },
+        )
+        .await;
+    });
+    (port, dropped, stop, task)
+}
+
+async fn wait_for(flag: &std::sync::atomic::AtomicBool) -> bool {
+    for _ in 0..100 {
+        if flag.load(std::sync::atomic::Ordering::SeqCst) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_2026_response_cancels_the_request() {
+    let (port, dropped, stop, task) = start_slow(HttpConfig::default()).await;
+    let body = modern(1, "tools/call", json!({"name": "slow"}));
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: slow\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    drop(stream);
+    assert!(
+        wait_for(&dropped).await,
+        "the handler was dropped when the client went away"
+    );
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_cancellation_aborts_the_handler_and_shutdown_lets_requests_finish() {
+    let (port, dropped, stop, task) = start_slow(HttpConfig::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let sid = send(port, "POST", &[], &init)
+        .await
+        .header("mcp-session-id")
+        .unwrap()
+        .to_owned();
+    let call = tokio::spawn({
+        let sid = sid.clone();
+        async move {
+            send(
+                port,
+                "POST",
+                &[("Mcp-Session-Id", &sid)],
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#,
+            )
+            .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let cancel = send(
+        port,
+        "POST",
+        &[("Mcp-Session-Id", &sid)],
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+    )
+    .await;
+    assert_eq!(cancel.status, 202);
+    assert!(wait_for(&dropped).await, "the handler was aborted");
+    let cancelled = call.await.unwrap();
+    assert_eq!(cancelled.status, 202);
+    assert!(
+        cancelled.body.is_empty(),
+        "a cancelled request is never answered"
+    );
+
+    // Graceful shutdown: a request in flight still gets its answer.
+    let finishing = tokio::spawn({
+        let sid = sid.clone();
+        async move {
+            send(port, "POST", &[("Mcp-Session-Id", &sid)], r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}"#).await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let _ = stop.send(());
+    let finished = finishing.await.unwrap();
+    assert_eq!(finished.status, 200);
+    assert_eq!(finished.json()["result"]["content"][0]["text"], "finished");
+    let _ = task.await;
+}

@@ -88,7 +88,7 @@ where
             Some(first) => sse(stream(first, rx, Some(handle), None)),
             None => match (&mut handle).await {
                 Ok(line) => json(status_of(&line), line),
-                Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+                Err(e) => ended(&e),
             },
         },
         line = &mut handle => match line {
@@ -97,8 +97,18 @@ where
                 Ok(first) => sse(stream(first, rx, None, Some(line))),
                 Err(_) => json(status_of(&line), line),
             },
-            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            Err(e) => ended(&e),
         },
+    }
+}
+
+/// A request that ended without an answer: cancelled (`notifications/cancelled`) gets an empty
+/// 202, as a cancelled request is never answered.
+fn ended(e: &tokio::task::JoinError) -> Response {
+    if e.is_cancelled() {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR.into_response()
     }
 }
 
