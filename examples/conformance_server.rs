@@ -194,9 +194,11 @@ async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> String {
     elicit(&ctx, "Pick options", schema).await
 }
 
-/// Survives a reconnection.
+/// Survives a reconnection: closes its SSE stream before answering (2025 SSE polling).
 #[tool]
-async fn test_reconnection() -> String {
+async fn test_reconnection(ctx: RequestContext) -> String {
+    ctx.close_stream().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
     "Reconnection test completed".into()
 }
 

@@ -24,6 +24,14 @@ async fn hello() -> String {
     "hello".into()
 }
 
+/// Close the stream, then answer (SSE polling).
+#[tool]
+async fn polled(ctx: RequestContext) -> String {
+    ctx.close_stream().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "answered after the stream closed".into()
+}
+
 struct Reply {
     status: u16,
     headers: Vec<(String, String)>,
@@ -125,7 +133,8 @@ async fn start(
     let server = McpServer::new("http-test")
         .version("1.0.0")
         .tool(HelloTool)
-        .tool(CountTool);
+        .tool(CountTool)
+        .tool(PolledTool);
     let task = tokio::spawn(async move {
         let _ = serve_http_on(server, listener, config, async move {
             let _ = stopped.await;
@@ -507,5 +516,82 @@ async fn a_2025_cancellation_aborts_the_handler_and_shutdown_lets_requests_finis
     let finished = finishing.await.unwrap();
     assert_eq!(finished.status, 200);
     assert_eq!(finished.json()["result"]["content"][0]["text"], "finished");
+    let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_stream_is_resumable_with_last_event_id() {
+    let (port, stop, task) = start(HttpConfig::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let sid = send(port, "POST", &[], &init)
+        .await
+        .header("mcp-session-id")
+        .unwrap()
+        .to_owned();
+    let s = ("Mcp-Session-Id", sid.as_str());
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"p"}}}"#;
+    let streamed = send(port, "POST", &[s], call).await;
+    assert_eq!(streamed.header("content-type"), Some("text/event-stream"));
+    let first_lines: Vec<&str> = streamed.body.lines().take(3).collect();
+    assert!(
+        first_lines[0].starts_with("id: ") && first_lines[0].ends_with("-0"),
+        "priming event id: {first_lines:?}"
+    );
+    assert_eq!(first_lines[1], "retry: 1000");
+    assert_eq!(first_lines[2], "data: ");
+    let ids: Vec<&str> = streamed
+        .body
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert_eq!(
+        ids.len(),
+        5,
+        "priming + three progress + the result, each with an id"
+    );
+    assert_eq!(
+        streamed.events().last().unwrap()["result"]["content"][0]["text"],
+        "counted"
+    );
+
+    // A client that lost the stream after the priming event gets the rest of it.
+    let replayed = send(port, "GET", &[s, ("Last-Event-ID", ids[0])], "").await;
+    assert_eq!(replayed.status, 200);
+    let events = replayed.events();
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[3]["id"], 2);
+    let after_two = send(port, "GET", &[s, ("Last-Event-ID", ids[2])], "").await;
+    assert_eq!(
+        after_two.events().len(),
+        2,
+        "only what came after that event"
+    );
+
+    // A handler that closes its stream: the POST gets the priming event only, the answer
+    // comes with the reconnection.
+    let closed = send(
+        port,
+        "POST",
+        &[s],
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"polled"}}"#,
+    )
+    .await;
+    assert_eq!(closed.header("content-type"), Some("text/event-stream"));
+    assert!(closed.events().is_empty(), "{}", closed.body);
+    let priming = closed
+        .body
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .unwrap()
+        .to_owned();
+    let resumed = send(port, "GET", &[s, ("Last-Event-ID", &priming)], "").await;
+    let events = resumed.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        events[0]["result"]["content"][0]["text"],
+        "answered after the stream closed"
+    );
+    let _ = stop.send(());
     let _ = task.await;
 }

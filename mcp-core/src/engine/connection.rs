@@ -317,6 +317,15 @@ impl<S: Send + Sync + 'static> Conn<S> {
     }
 }
 
+/// Appends one message and its newline; the empty "close the stream" marker of
+/// `RequestContext::close_stream` means nothing on a byte stream and is skipped.
+fn push_line(buf: &mut Vec<u8>, line: &str) {
+    if !line.is_empty() {
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+    }
+}
+
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut rx: mpsc::Receiver<String>,
     mut writer: W,
@@ -331,21 +340,16 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         };
         let Some(line) = first else {
             while let Ok(line) = rx.try_recv() {
-                buf.extend_from_slice(line.as_bytes());
-                buf.push(b'\n');
+                push_line(&mut buf, &line);
             }
             writer.write_all(&buf).await?;
             writer.flush().await?;
             return writer.shutdown().await;
         };
-        buf.extend_from_slice(line.as_bytes());
-        buf.push(b'\n');
+        push_line(&mut buf, &line);
         while buf.len() < WRITE_BATCH {
             match rx.try_recv() {
-                Ok(line) => {
-                    buf.extend_from_slice(line.as_bytes());
-                    buf.push(b'\n');
-                }
+                Ok(line) => push_line(&mut buf, &line),
                 Err(_) => break,
             }
         }

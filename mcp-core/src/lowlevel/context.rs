@@ -167,6 +167,14 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
             .await
     }
 
+    /// Ends this request's SSE stream now, on the 2025 HTTP transport: the request goes on, and
+    /// the client reconnects with `GET` + `Last-Event-ID` to receive the rest (SSE polling).
+    /// Elsewhere it does nothing.
+    pub async fn close_stream(&self) {
+        // An empty line is the transport's "close" marker; no transport writes it.
+        let _ = self.info.sink.send(String::new()).await;
+    }
+
     /// Reads one of this server's own resources through its `resources/read` handler (whatever
     /// serves it: the high-level registry or a hand-written handler).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {

@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use axum::body::{Body, Bytes};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
 use super::config::HttpConfig;
+use super::events::{self, EventStore};
 use super::headers;
 use super::response;
 use crate::engine::dispatch::{self, run_hooks, Origin};
@@ -23,6 +24,8 @@ use crate::types::CancelledNotificationParams;
 
 pub(crate) struct HttpSession {
     session: Session,
+    store: Arc<EventStore>,
+    standalone_seq: std::sync::atomic::AtomicU64,
     standalone: Mutex<Option<mpsc::Receiver<String>>>,
     last_seen: Mutex<Instant>,
     in_flight: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
@@ -33,6 +36,9 @@ pub(crate) struct Shared<S> {
     pub(crate) config: HttpConfig,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
 }
+
+/// Events kept per session for `Last-Event-ID` replay.
+const EVENT_STORE_CAPACITY: usize = 1024;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -203,9 +209,11 @@ async fn run_request<S: Send + Sync + 'static>(
     let register = |abort: tokio::task::AbortHandle| {
         lock(&session.in_flight).insert(id.clone(), abort);
     };
+    let store = Some(session.store.clone());
     let response = response::run(
         shared.config.request_timeout,
         Some(id.clone()),
+        store,
         register,
         move |sink| async move {
             let origin = Origin {
@@ -238,6 +246,8 @@ async fn initialize<S: Send + Sync + 'static>(
     let session = Session::with_id(session_id.clone().into(), outbound);
     let http_session = Arc::new(HttpSession {
         session: session.clone(),
+        store: Arc::new(EventStore::new(EVENT_STORE_CAPACITY)),
+        standalone_seq: std::sync::atomic::AtomicU64::new(0),
         standalone: Mutex::new(Some(standalone)),
         last_seen: Mutex::new(Instant::now()),
         in_flight: Mutex::new(HashMap::new()),
@@ -277,27 +287,33 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
         return StatusCode::NOT_ACCEPTABLE.into_response();
     }
     *lock(&session.last_seen) = Instant::now();
+    if let Some(last) = headers::get(headers, "last-event-id") {
+        // Resumption: the rest of the stream that event belonged to.
+        let Some((stream, seq)) = events::parse_id(last) else {
+            return StatusCode::BAD_REQUEST.into_response();
+        };
+        let (out, body) = mpsc::channel(64);
+        let store = session.store.clone();
+        let timeout = shared.config.request_timeout;
+        tokio::spawn(async move { store.replay(stream, seq, out, timeout).await });
+        return response::sse_body(response::ChannelBody(body));
+    }
     let Some(rx) = lock(&session.standalone).take() else {
         return StatusCode::CONFLICT.into_response();
     };
-    let stream = StandaloneStream { rx, primed: false };
-    (
-        StatusCode::OK,
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-        ],
-        Body::from_stream(stream),
-    )
-        .into_response()
+    let stream = StandaloneStream {
+        rx,
+        session,
+        primed: false,
+    };
+    response::sse_body(stream)
 }
 
-/// The session's standalone stream: a priming event, then every session-level message.
+/// The session's standalone stream: a priming event, then every session-level message, each
+/// with an id kept in the event store.
 struct StandaloneStream {
     rx: mpsc::Receiver<String>,
+    session: Arc<HttpSession>,
     primed: bool,
 }
 
@@ -310,11 +326,18 @@ impl futures_core::Stream for StandaloneStream {
     ) -> std::task::Poll<Option<Self::Item>> {
         if !self.primed {
             self.primed = true;
-            return std::task::Poll::Ready(Some(Ok(Bytes::from_static(b": stream open\n\n"))));
+            return std::task::Poll::Ready(Some(Ok(events::priming(0))));
         }
-        self.rx
-            .poll_recv(cx)
-            .map(|line| line.map(|l| Ok(Bytes::from(format!("data: {l}\n\n")))))
+        self.rx.poll_recv(cx).map(|line| {
+            line.map(|l| {
+                let seq = self
+                    .session
+                    .standalone_seq
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    + 1;
+                Ok(self.session.store.push(0, seq, l))
+            })
+        })
     }
 }
 

@@ -7,6 +7,7 @@
 //! 2025-11-25 session machinery (`initialize` opens a session whose id comes from the OS CSPRNG).
 
 mod config;
+mod events;
 mod guard;
 mod headers;
 mod legacy;

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::events::{self, EventStore};
 use crate::error::McpError;
 use crate::jsonrpc;
 
@@ -49,6 +51,7 @@ fn status_of(line: &str) -> StatusCode {
 pub(crate) async fn run<F, Fut>(
     timeout: Duration,
     id: Option<jsonrpc::RequestId>,
+    resumable: Option<Arc<EventStore>>,
     on_start: impl FnOnce(tokio::task::AbortHandle),
     start: F,
 ) -> Response
@@ -73,9 +76,12 @@ where
         }
     });
     on_start(handle.abort_handle());
+    if let Some(store) = resumable {
+        return resumable_answer(store, rx, handle).await;
+    }
     let abort = AbortOnDrop(handle.abort_handle());
     let stream = |first: String, rx, handle, final_line| SseStream {
-        pending_first: Some(first),
+        pending_first: Some(first).filter(|f| !f.is_empty()),
         rx,
         handle,
         final_line,
@@ -100,6 +106,132 @@ where
             Err(e) => ended(&e),
         },
     }
+}
+
+/// 2025: like the stateless answer, but an SSE stream is resumable (event ids, a priming event
+/// with `retry`, every event kept in the session's store) and a client that goes away does not
+/// cancel the request: its answer waits in the store for a `GET` with `Last-Event-ID`.
+async fn resumable_answer(
+    store: Arc<EventStore>,
+    mut rx: mpsc::Receiver<String>,
+    mut handle: JoinHandle<String>,
+) -> Response {
+    let first = tokio::select! {
+        biased;
+        first = rx.recv() => first,
+        line = &mut handle => match line {
+            Ok(line) => match rx.try_recv() {
+                Ok(first) => {
+                    return resumable_sse(store, first, rx, None, Some(line));
+                }
+                Err(_) => return json(status_of(&line), line),
+            },
+            Err(e) => return ended(&e),
+        },
+    };
+    match first {
+        Some(first) => resumable_sse(store, first, rx, Some(handle), None),
+        None => match handle.await {
+            Ok(line) => json(status_of(&line), line),
+            Err(e) => ended(&e),
+        },
+    }
+}
+
+fn resumable_sse(
+    store: Arc<EventStore>,
+    first: String,
+    mut rx: mpsc::Receiver<String>,
+    mut handle: Option<JoinHandle<String>>,
+    mut final_line: Option<String>,
+) -> Response {
+    let stream = store.open_stream();
+    let (body, body_rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+    tokio::spawn(async move {
+        let mut seq = 0;
+        let mut emit = |line: String| {
+            seq += 1;
+            store.push(stream, seq, line)
+        };
+        // A closed body only means the client left (or the handler closed the stream): keep
+        // storing for its reconnection.
+        let mut body = Some(body);
+        let send = |body: &mut Option<mpsc::Sender<Bytes>>, frame: Bytes| {
+            let body = body.clone();
+            async move {
+                if let Some(body) = body {
+                    let _ = body.send(frame).await;
+                }
+            }
+        };
+        send(&mut body, events::priming(stream)).await;
+        let mut pending = vec![first];
+        loop {
+            for line in pending.drain(..) {
+                if line.is_empty() {
+                    body = None;
+                } else {
+                    let frame = emit(line);
+                    send(&mut body, frame).await;
+                }
+            }
+            let Some(task) = handle.as_mut() else { break };
+            tokio::select! {
+                biased;
+                Some(line) = rx.recv() => pending.push(line),
+                result = task => {
+                    final_line = result.ok();
+                    handle = None;
+                }
+            }
+        }
+        while let Ok(line) = rx.try_recv() {
+            if !line.is_empty() {
+                let frame = emit(line);
+                send(&mut body, frame).await;
+            }
+        }
+        if let Some(line) = final_line {
+            let frame = emit(line);
+            send(&mut body, frame).await;
+        }
+        store.finish(stream);
+    });
+    sse_body(ChannelBody(body_rx))
+}
+
+/// An SSE body fed by a channel of ready frames.
+pub(crate) struct ChannelBody(pub(crate) mpsc::Receiver<Bytes>);
+
+impl futures_core::Stream for ChannelBody {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx).map(|frame| frame.map(Ok))
+    }
+}
+
+/// A `text/event-stream` response with `body`.
+pub(crate) fn sse_body<B>(body: B) -> Response
+where
+    B: futures_core::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+{
+    (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+            (
+                header::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            ),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
 }
 
 /// A request that ended without an answer: cancelled (`notifications/cancelled`) gets an empty
@@ -164,8 +296,10 @@ impl futures_core::Stream for SseStream {
         if let Some(first) = self.pending_first.take() {
             return Poll::Ready(Some(Ok(event(&first))));
         }
-        if let Poll::Ready(Some(line)) = self.rx.poll_recv(cx) {
-            return Poll::Ready(Some(Ok(event(&line))));
+        while let Poll::Ready(Some(line)) = self.rx.poll_recv(cx) {
+            if !line.is_empty() {
+                return Poll::Ready(Some(Ok(event(&line))));
+            }
         }
         if let Some(handle) = self.handle.as_mut() {
             match Pin::new(handle).poll(cx) {
@@ -177,8 +311,10 @@ impl futures_core::Stream for SseStream {
             }
         }
         // The request is over: what is still queued, then its answer.
-        if let Ok(line) = self.rx.try_recv() {
-            return Poll::Ready(Some(Ok(event(&line))));
+        while let Ok(line) = self.rx.try_recv() {
+            if !line.is_empty() {
+                return Poll::Ready(Some(Ok(event(&line))));
+            }
         }
         self.done = true;
         Poll::Ready(self.final_line.take().map(|line| Ok(event(&line))))

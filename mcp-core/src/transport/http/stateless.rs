@@ -223,6 +223,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             response::run(
                 config.request_timeout,
                 Some(id),
+                None,
                 |_| {},
                 move |sink| async move {
                     // Over HTTP every 2026 request is its own session.
