@@ -78,8 +78,18 @@ fn dechunk(body: &[u8]) -> Vec<u8> {
 }
 
 async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    send_as(port, &format!("127.0.0.1:{port}"), method, headers, body).await
+}
+
+async fn send_as(
+    port: u16,
+    host: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n", body.len());
+    let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n", body.len());
     for (k, v) in headers {
         request.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -594,4 +604,182 @@ async fn a_2025_stream_is_resumable_with_last_event_id() {
     );
     let _ = stop.send(());
     let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_host_is_refused_and_loopback_names_accepted() {
+    let (port, stop, task) = start(HttpConfig::default()).await;
+    let v = ("MCP-Protocol-Version", "2026-07-28");
+    let discover = modern(1, "server/discover", json!({}));
+    let h = [v, ("Mcp-Method", "server/discover")];
+    assert_eq!(
+        send_as(port, "evil.example.com", "POST", &h, &discover)
+            .await
+            .status,
+        403
+    );
+    assert_eq!(
+        send_as(
+            port,
+            &format!("evil.example.com:{port}"),
+            "POST",
+            &h,
+            &discover
+        )
+        .await
+        .status,
+        403
+    );
+    assert_eq!(
+        send_as(port, &format!("localhost:{port}"), "POST", &h, &discover)
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        send_as(port, &format!("[::1]:{port}"), "POST", &h, &discover)
+            .await
+            .status,
+        200
+    );
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let connects = Arc::new(AtomicUsize::new(0));
+    let closes = Arc::new(AtomicUsize::new(0));
+    let mut server = McpServer::new("sessions").tool(HelloTool);
+    let (c, d) = (connects.clone(), closes.clone());
+    server
+        .lowlevel()
+        .on_connect(move |_| {
+            c.fetch_add(1, Ordering::SeqCst);
+        })
+        .on_close(move |_| {
+            d.fetch_add(1, Ordering::SeqCst);
+        });
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = serve_http_on(server, listener, HttpConfig::default(), async move {
+            let _ = stopped.await;
+        })
+        .await;
+    });
+    let v = ("MCP-Protocol-Version", "2026-07-28");
+    for id in 1..=3 {
+        let r = send(
+            port,
+            "POST",
+            &[v, ("Mcp-Method", "tools/list")],
+            &modern(id, "tools/list", json!({})),
+        )
+        .await;
+        assert_eq!(r.status, 200);
+    }
+    assert_eq!(
+        (
+            connects.load(Ordering::SeqCst),
+            closes.load(Ordering::SeqCst)
+        ),
+        (3, 3),
+        "one session per 2026 request"
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let sid = send(port, "POST", &[], &init)
+        .await
+        .header("mcp-session-id")
+        .unwrap()
+        .to_owned();
+    for id in 2..=4 {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string();
+        assert_eq!(
+            send(port, "POST", &[("Mcp-Session-Id", &sid)], &body)
+                .await
+                .status,
+            200
+        );
+    }
+    assert_eq!(
+        connects.load(Ordering::SeqCst),
+        4,
+        "a 2025 session connects once"
+    );
+    assert_eq!(
+        send(port, "DELETE", &[("Mcp-Session-Id", &sid)], "")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(closes.load(Ordering::SeqCst), 4, "and closes when deleted");
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bookshop_example_serves_over_http() {
+    use tokio::io::AsyncBufReadExt;
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .unwrap()
+        .join("examples");
+    let path = dir.join("bookshop");
+    if !path.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--example", "bookshop"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let mut child = tokio::process::Command::new(path)
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let port: u16 = line
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let v = ("MCP-Protocol-Version", "2026-07-28");
+    let call = modern(
+        1,
+        "tools/call",
+        json!({"name": "search_books", "arguments": {"query": "dune"}}),
+    );
+    let found = send(
+        port,
+        "POST",
+        &[
+            v,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "search_books"),
+        ],
+        &call,
+    )
+    .await;
+    assert_eq!(found.status, 200);
+    assert_eq!(
+        found.json()["result"]["structuredContent"][0]["title"],
+        "Dune"
+    );
+    let _ = child.kill().await;
 }
