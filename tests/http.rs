@@ -508,10 +508,12 @@ async fn a_2025_cancellation_aborts_the_handler_and_shutdown_lets_requests_finis
     assert_eq!(cancel.status, 202);
     assert!(wait_for(&dropped).await, "the handler was aborted");
     let cancelled = call.await.unwrap();
-    assert_eq!(cancelled.status, 202);
+    assert_eq!(cancelled.status, 200);
+    assert_eq!(cancelled.header("content-type"), Some("text/event-stream"));
     assert!(
-        cancelled.body.is_empty(),
-        "a cancelled request is never answered"
+        cancelled.events().is_empty(),
+        "a cancelled request is never answered: {}",
+        cancelled.body
     );
 
     // Graceful shutdown: a request in flight still gets its answer.
@@ -782,4 +784,171 @@ async fn the_bookshop_example_serves_over_http() {
         "Dune"
     );
     let _ = child.kill().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn param_headers_notifications_timeouts_and_mounting() {
+    use mcp::transport::{axum, McpHttp};
+    let echo = mcp::server::ToolDef::<()>::from_schema(
+        "regional",
+        json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}),
+        |_, args| async move { Ok(CallToolResult::text(format!("region={}", args["region"]))) },
+    )
+    .unwrap()
+    .description("Mirrors region.");
+    let stuck =
+        mcp::server::ToolDef::<()>::from_schema("stuck", json!({"type": "object"}), |_, _| async {
+            std::future::pending::<()>().await;
+            Ok(CallToolResult::text("never"))
+        })
+        .unwrap()
+        .description("Never answers.");
+    let server = McpServer::new("mounted").tool(echo).tool(stuck);
+    let config = HttpConfig {
+        request_timeout: Duration::from_millis(300),
+        ..HttpConfig::default()
+    };
+    let http = McpHttp::new(server, config).await.unwrap();
+    // Mounted inside an app of our own, under a path of our own.
+    let app = axum::Router::new()
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .nest_service("/mcp", http.router());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server_task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let v = ("MCP-Protocol-Version", "2026-07-28");
+    let call = |region: &str| {
+        modern(
+            1,
+            "tools/call",
+            json!({"name": "regional", "arguments": {"region": region}}),
+        )
+    };
+    let h = |param: &'static str| {
+        vec![
+            v,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "regional"),
+            ("Mcp-Param-Region", param),
+        ]
+    };
+    assert_eq!(
+        send(port, "POST", &h("eu-west"), &call("eu-west"))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        send(
+            port,
+            "POST",
+            &h("=?base64?ZXUtd2VzdA==?="),
+            &call("eu-west")
+        )
+        .await
+        .status,
+        200
+    );
+    let wrong = send(port, "POST", &h("us-east"), &call("eu-west")).await;
+    assert_eq!(
+        (wrong.status, wrong.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+    let bad_b64 = send(port, "POST", &h("=?base64?ZXUtd2VzdA?="), &call("eu-west")).await;
+    assert_eq!(bad_b64.status, 400);
+    let missing = send(
+        port,
+        "POST",
+        &[v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "regional")],
+        &call("eu-west"),
+    )
+    .await;
+    assert_eq!(
+        (missing.status, missing.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"_meta": meta(), "requestId": 1}}).to_string();
+    assert_eq!(
+        send(
+            port,
+            "POST",
+            &[v, ("Mcp-Method", "notifications/cancelled")],
+            &note
+        )
+        .await
+        .status,
+        202
+    );
+
+    let timed_out = send(
+        port,
+        "POST",
+        &[v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "stuck")],
+        &modern(9, "tools/call", json!({"name": "stuck"})),
+    )
+    .await;
+    assert_eq!(timed_out.json()["error"]["code"], -32603);
+    assert!(timed_out.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("timed out"));
+    server_task.abort();
+    http.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standalone_stream_carries_list_changes_and_does_not_block_shutdown() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = McpServer::new("standalone").tool(HelloTool);
+    let handle = server.handle();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = serve_http_on(server, listener, HttpConfig::default(), async move {
+            let _ = stopped.await;
+        })
+        .await;
+    });
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let sid = send(port, "POST", &[], &init)
+        .await
+        .header("mcp-session-id")
+        .unwrap()
+        .to_owned();
+    // Open the GET stream by hand and keep it open.
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    stream.write_all(get.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    handle.add_tool(CountTool);
+    let mut seen = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+            if String::from_utf8_lossy(&seen).contains("list_changed") {
+                break;
+            }
+        }
+    })
+    .await;
+    let text = String::from_utf8_lossy(&seen).into_owned();
+    assert!(text.contains("retry: 1000"), "priming event: {text}");
+    assert!(text.contains("notifications/tools/list_changed"), "{text}");
+    // A second GET while the first is open is refused; shutdown does not wait for the stream.
+    let second = send(port, "GET", &[("Mcp-Session-Id", &sid)], "").await;
+    assert_eq!(second.status, 409);
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("shutdown finishes")
+        .unwrap();
 }

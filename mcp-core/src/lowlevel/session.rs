@@ -62,6 +62,15 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// Removes a pending server-to-client request when its waiter goes away.
+struct Waiting<'a>(&'a Session, RequestId);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.forget(&self.1);
+    }
+}
+
 impl PartialEq for Session {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
@@ -263,9 +272,10 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id.clone(), tx);
+        // Forgotten however the wait ends (answer, cancellation, timeout).
+        let _waiting = Waiting(self, id.clone());
         let line = jsonrpc::encode_request(&id, method, Some(&params));
         if stream.send(line).await.is_err() {
-            self.forget(&id);
             return Err(McpError::internal("the session is closed"));
         }
         match rx.await {

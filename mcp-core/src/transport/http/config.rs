@@ -5,11 +5,12 @@ use std::time::Duration;
 /// Limits and allow-lists of the HTTP endpoint.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
-    /// Accepted `Host` names (without port). Default: the loopback names `localhost`,
-    /// `127.0.0.1`, `[::1]`; add your public name when binding elsewhere.
+    /// Accepted `Host` names (without port); empty accepts any. Default: the loopback names
+    /// `localhost`, `127.0.0.1`, `[::1]`. [`serve_http_on`](super::serve_http_on) bound to a
+    /// non-loopback address empties the default lists (name your hosts to keep the check).
     pub allowed_hosts: Vec<String>,
-    /// Accepted `Origin` hosts (without scheme and port); a request without `Origin` is
-    /// accepted. Default: the loopback names.
+    /// Accepted `Origin` hosts (without scheme and port); empty accepts any; a request without
+    /// `Origin` is accepted, an opaque `null` Origin is not. Default: the loopback names.
     pub allowed_origins: Vec<String>,
     /// Largest request body; larger ones get 413. Default 4 MiB.
     pub max_body_bytes: usize,
@@ -24,7 +25,7 @@ pub struct HttpConfig {
     pub path: String,
 }
 
-fn loopback() -> Vec<String> {
+pub(crate) fn loopback() -> Vec<String> {
     ["localhost", "127.0.0.1", "[::1]", "::1"]
         .iter()
         .map(|s| (*s).to_owned())

@@ -60,8 +60,20 @@ impl EventStore {
     }
 
     pub(crate) fn finish(&self, stream: u64) {
-        lock(&self.finished).insert(stream);
+        let mut finished = lock(&self.finished);
+        finished.insert(stream);
+        if finished.len() > self.capacity {
+            // Forget finished streams whose events have all been dropped.
+            let events = lock(&self.events);
+            finished.retain(|s| events.iter().any(|e| e.stream == *s));
+        }
+        drop(finished);
         self.changed.notify_waiters();
+    }
+
+    /// True for a stream this store has opened (0 is the standalone stream).
+    pub(crate) fn knows(&self, stream: u64) -> bool {
+        stream < self.next_stream.load(Ordering::Relaxed)
     }
 
     /// Events of `stream` after `seq`, and whether the stream has ended.
@@ -76,7 +88,11 @@ impl EventStore {
                 frame(e.stream, e.seq, &e.data)
             })
             .collect();
-        let done = lock(&self.finished).contains(&stream);
+        // The standalone stream (0) replays what is stored and ends: it is never "finished".
+        // A stream whose events were all dropped has nothing more to give either.
+        let done = stream == 0
+            || lock(&self.finished).contains(&stream)
+            || !events.iter().any(|e| e.stream == stream) && seq > 0;
         (frames, last, done)
     }
 

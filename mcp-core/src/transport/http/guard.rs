@@ -4,7 +4,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::config::HttpConfig;
-use super::headers;
 use super::response;
 use crate::error::McpError;
 
@@ -18,18 +17,31 @@ fn host_of(authority: &str) -> &str {
     authority.rsplit_once(':').map_or(authority, |(h, _)| h)
 }
 
-/// `None` when the request may go on, else the refusal to send.
+/// `None` when the request may go on, else the refusal to send. An empty allow-list allows any
+/// name (what `serve_http_on` uses when bound to a non-loopback address with the defaults).
 pub(crate) fn check(config: &HttpConfig, headers: &HeaderMap) -> Option<Response> {
-    let allowed = |list: &[String], host: &str| list.iter().any(|a| a.eq_ignore_ascii_case(host));
-    if let Some(host) = headers::get(headers, "host") {
-        if !allowed(&config.allowed_hosts, host_of(host)) {
-            return Some(forbidden("Forbidden: Host is not allowed"));
+    let allowed = |list: &[String], authority: &str| {
+        !authority.contains('@')
+            && (list.is_empty()
+                || list
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(host_of(authority))))
+    };
+    if !config.allowed_hosts.is_empty() {
+        match headers.get("host").map(|h| h.to_str()) {
+            Some(Ok(host)) if allowed(&config.allowed_hosts, host) => {}
+            // Missing, unreadable or foreign: refused when hosts are restricted.
+            _ => return Some(forbidden("Forbidden: Host is not allowed")),
         }
     }
-    if let Some(origin) = headers::get(headers, "origin") {
+    if let Some(origin) = headers.get("origin") {
+        let Ok(origin) = origin.to_str() else {
+            return Some(forbidden("Forbidden: Origin is not allowed"));
+        };
         let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
         let authority = authority.split('/').next().unwrap_or(authority);
-        if origin != "null" && !allowed(&config.allowed_origins, host_of(authority)) {
+        let opaque = origin == "null" || !origin.contains("://");
+        if opaque || !allowed(&config.allowed_origins, authority) {
             return Some(forbidden("Forbidden: Origin is not allowed"));
         }
     }

@@ -65,6 +65,8 @@ impl<S: Send + Sync + 'static> Shared<S> {
     }
 
     fn end(&self, session: &HttpSession) {
+        // The empty marker ends an open standalone GET stream.
+        let _ = session.session.outbound_sender().try_send(String::new());
         session.session.mark_closed();
         if session.session.was_connected() {
             run_hooks(&self.server.server.on_close, &session.session);
@@ -85,7 +87,10 @@ impl<S: Send + Sync + 'static> Shared<S> {
             let mut sessions = lock(&self.sessions);
             let ids: Vec<String> = sessions
                 .iter()
-                .filter(|(_, s)| lock(&s.last_seen).elapsed() > idle)
+                // A session whose standalone stream is open is in use.
+                .filter(|(_, s)| {
+                    lock(&s.standalone).is_some() && lock(&s.last_seen).elapsed() > idle
+                })
                 .map(|(id, _)| id.clone())
                 .collect();
             ids.iter().filter_map(|id| sessions.remove(id)).collect()
@@ -187,12 +192,29 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 sink: &sink,
                 surface_internal: shared.server.server.options.surface_internal_errors,
             };
-            dispatch::handle_notification(origin, method, params).await;
+            let timeout = shared.config.request_timeout;
+            if tokio::time::timeout(
+                timeout,
+                dispatch::handle_notification(origin, method, params),
+            )
+            .await
+            .is_err()
+            {
+                tracing::warn!("a notification handler ran past the request timeout");
+            }
             StatusCode::ACCEPTED.into_response()
         }
         Message::Request { id, method, params } => {
             run_request(shared, session, id, method, params).await
         }
+    }
+}
+
+struct InFlightEntry<'a>(&'a HttpSession, RequestId);
+
+impl Drop for InFlightEntry<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.in_flight).remove(&self.1);
     }
 }
 
@@ -207,7 +229,9 @@ async fn run_request<S: Send + Sync + 'static>(
     let request_id = id.clone();
     let tracked = session.clone();
     let register = |abort: tokio::task::AbortHandle| {
-        lock(&session.in_flight).insert(id.clone(), abort);
+        if !abort.is_finished() {
+            lock(&session.in_flight).insert(id.clone(), abort);
+        }
     };
     let store = Some(session.store.clone());
     let response = response::run(
@@ -222,9 +246,9 @@ async fn run_request<S: Send + Sync + 'static>(
                 sink: &sink,
                 surface_internal: server.server.options.surface_internal_errors,
             };
-            let line = dispatch::handle_request(origin, request_id.clone(), method, params).await;
-            lock(&tracked.in_flight).remove(&request_id);
-            line
+            // Removed however the request ends: answered, timed out or cancelled.
+            let _in_flight = InFlightEntry(&tracked, request_id.clone());
+            dispatch::handle_request(origin, request_id, method, params).await
         },
     )
     .await;
@@ -259,7 +283,11 @@ async fn initialize<S: Send + Sync + 'static>(
         sink: &sink,
         surface_internal: shared.server.server.options.surface_internal_errors,
     };
-    let line = dispatch::handle_request(origin, id, method, params).await;
+    let handshake = dispatch::handle_request(origin, id.clone(), method, params);
+    let Ok(line) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {
+        let e = McpError::internal("initialize ran past the request timeout");
+        return error(StatusCode::OK, Some(&id), e);
+    };
     if !session.is_initialized() {
         return response::json(StatusCode::OK, line);
     }
@@ -292,6 +320,9 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
         let Some((stream, seq)) = events::parse_id(last) else {
             return StatusCode::BAD_REQUEST.into_response();
         };
+        if !session.store.knows(stream) {
+            return StatusCode::NOT_FOUND.into_response();
+        }
         let (out, body) = mpsc::channel(64);
         let store = session.store.clone();
         let timeout = shared.config.request_timeout;
@@ -302,7 +333,7 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
         return StatusCode::CONFLICT.into_response();
     };
     let stream = StandaloneStream {
-        rx,
+        rx: Some(rx),
         session,
         primed: false,
     };
@@ -312,9 +343,21 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
 /// The session's standalone stream: a priming event, then every session-level message, each
 /// with an id kept in the event store.
 struct StandaloneStream {
-    rx: mpsc::Receiver<String>,
+    rx: Option<mpsc::Receiver<String>>,
     session: Arc<HttpSession>,
     primed: bool,
+}
+
+impl Drop for StandaloneStream {
+    /// The client went away: the next GET gets the stream (and what queued meanwhile).
+    fn drop(&mut self) {
+        if let Some(rx) = self.rx.take() {
+            if !self.session.session.is_closed() {
+                *lock(&self.session.standalone) = Some(rx);
+                *lock(&self.session.last_seen) = Instant::now();
+            }
+        }
+    }
 }
 
 impl futures_core::Stream for StandaloneStream {
@@ -328,16 +371,26 @@ impl futures_core::Stream for StandaloneStream {
             self.primed = true;
             return std::task::Poll::Ready(Some(Ok(events::priming(0))));
         }
-        self.rx.poll_recv(cx).map(|line| {
-            line.map(|l| {
+        let Some(rx) = self.rx.as_mut() else {
+            return std::task::Poll::Ready(None);
+        };
+        match rx.poll_recv(cx) {
+            std::task::Poll::Pending => std::task::Poll::Pending,
+            // The session ended (the empty marker) or its sender is gone.
+            std::task::Poll::Ready(None) => std::task::Poll::Ready(None),
+            std::task::Poll::Ready(Some(line)) if line.is_empty() => {
+                self.rx = None;
+                std::task::Poll::Ready(None)
+            }
+            std::task::Poll::Ready(Some(line)) => {
                 let seq = self
                     .session
                     .standalone_seq
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
                     + 1;
-                Ok(self.session.store.push(0, seq, l))
-            })
-        })
+                std::task::Poll::Ready(Some(Ok(self.session.store.push(0, seq, line))))
+            }
+        }
     }
 }
 

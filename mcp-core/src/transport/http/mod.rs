@@ -108,8 +108,29 @@ pub async fn serve_http_on(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), McpError> {
     use axum::serve::ListenerExt;
+    let mut config = config;
+    let loopback = listener
+        .local_addr()
+        .map(|a| a.ip().is_loopback())
+        .unwrap_or(true);
+    if !loopback {
+        // Host/Origin default to loopback names; off loopback they would refuse everyone.
+        if config.allowed_hosts == config::loopback() {
+            config.allowed_hosts.clear();
+        }
+        if config.allowed_origins == config::loopback() {
+            config.allowed_origins.clear();
+        }
+    }
     let path = config.path.clone();
     let http = McpHttp::new(server, config).await?;
+    let shared = http.shared.clone();
+    // On shutdown, end the sessions first: open standalone streams would keep their
+    // connections (and so the graceful shutdown) alive forever.
+    let shutdown = async move {
+        shutdown.await;
+        shared.close_all();
+    };
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });

@@ -88,24 +88,44 @@ where
         _abort: abort,
         done: false,
     };
-    tokio::select! {
-        biased;
-        first = rx.recv() => match first {
+    // `close_stream` markers mean nothing on the 2026 wire: skip them.
+    let first = loop {
+        tokio::select! {
+            biased;
+            first = rx.recv() => match first {
+                Some(f) if f.is_empty() => continue,
+                other => break Ok(other),
+            },
+            line = &mut handle => break Err(line),
+        }
+    };
+    match first {
+        Ok(first) => match first {
             Some(first) => sse(stream(first, rx, Some(handle), None)),
             None => match (&mut handle).await {
                 Ok(line) => json(status_of(&line), line),
                 Err(e) => ended(&e),
             },
         },
-        line = &mut handle => match line {
+        Err(line) => match line {
             // Notifications sent just before the result still go first.
-            Ok(line) => match rx.try_recv() {
-                Ok(first) => sse(stream(first, rx, None, Some(line))),
-                Err(_) => json(status_of(&line), line),
+            Ok(line) => match next_message(&mut rx) {
+                Some(first) => sse(stream(first, rx, None, Some(line))),
+                None => json(status_of(&line), line),
             },
             Err(e) => ended(&e),
         },
     }
+}
+
+/// The next queued message that is not a `close_stream` marker.
+fn next_message(rx: &mut mpsc::Receiver<String>) -> Option<String> {
+    while let Ok(line) = rx.try_recv() {
+        if !line.is_empty() {
+            return Some(line);
+        }
+    }
+    None
 }
 
 /// 2025: like the stateless answer, but an SSE stream is resumable (event ids, a priming event
@@ -234,11 +254,12 @@ where
         .into_response()
 }
 
-/// A request that ended without an answer: cancelled (`notifications/cancelled`) gets an empty
-/// 202, as a cancelled request is never answered.
+/// A request that ended without an answer: a cancelled one (`notifications/cancelled`) gets an
+/// event stream that ends with no message, since a cancelled request is never answered.
 fn ended(e: &tokio::task::JoinError) -> Response {
     if e.is_cancelled() {
-        StatusCode::ACCEPTED.into_response()
+        let (_, rx) = mpsc::channel::<Bytes>(1);
+        sse_body(ChannelBody(rx))
     } else {
         StatusCode::INTERNAL_SERVER_ERROR.into_response()
     }
