@@ -130,21 +130,13 @@ async fn send_as(
     }
 }
 
-async fn start(
-    config: HttpConfig,
-) -> (
-    u16,
-    tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<()>,
-) {
+type Stop = tokio::sync::oneshot::Sender<()>;
+
+/// Serves `server` on a free loopback port until the returned sender fires.
+async fn serve(server: McpServer, config: HttpConfig) -> (u16, Stop, tokio::task::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = McpServer::new("http-test")
-        .version("1.0.0")
-        .tool(HelloTool)
-        .tool(CountTool)
-        .tool(PolledTool);
     let task = tokio::spawn(async move {
         let _ = serve_http_on(server, listener, config, async move {
             let _ = stopped.await;
@@ -152,6 +144,15 @@ async fn start(
         .await;
     });
     (port, stop, task)
+}
+
+async fn start(config: HttpConfig) -> (u16, Stop, tokio::task::JoinHandle<()>) {
+    let server = McpServer::new("http-test")
+        .version("1.0.0")
+        .tool(HelloTool)
+        .tool(CountTool)
+        .tool(PolledTool);
+    serve(server, config).await
 }
 
 fn meta() -> Value {
@@ -408,7 +409,7 @@ async fn start_slow(
 ) -> (
     u16,
     std::sync::Arc<std::sync::atomic::AtomicBool>,
-    tokio::sync::oneshot::Sender<()>,
+    Stop,
     tokio::task::JoinHandle<()>,
 ) {
     let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -428,20 +429,7 @@ async fn start_slow(
     )
     .unwrap()
     .description("Sleeps.");
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = serve_http_on(
-            McpServer::new("slow").tool(slow),
-            listener,
-            config,
-            async move {
-                let _ = stopped.await;
-            },
-        )
-        .await;
-    });
+    let (port, stop, task) = serve(McpServer::new("slow").tool(slow), config).await;
     (port, dropped, stop, task)
 }
 
@@ -664,15 +652,7 @@ async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
         .on_close(move |_| {
             d.fetch_add(1, Ordering::SeqCst);
         });
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = serve_http_on(server, listener, HttpConfig::default(), async move {
-            let _ = stopped.await;
-        })
-        .await;
-    });
+    let (port, stop, task) = serve(server, HttpConfig::default()).await;
     let v = ("MCP-Protocol-Version", "2026-07-28");
     for id in 1..=3 {
         let r = send(
@@ -901,17 +881,9 @@ async fn param_headers_notifications_timeouts_and_mounting() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_standalone_stream_carries_list_changes_and_does_not_block_shutdown() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
     let server = McpServer::new("standalone").tool(HelloTool);
     let handle = server.handle();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = serve_http_on(server, listener, HttpConfig::default(), async move {
-            let _ = stopped.await;
-        })
-        .await;
-    });
+    let (port, stop, task) = serve(server, HttpConfig::default()).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
     let sid = send(port, "POST", &[], &init)

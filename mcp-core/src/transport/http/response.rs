@@ -266,22 +266,7 @@ fn ended(e: &tokio::task::JoinError) -> Response {
 }
 
 fn sse(stream: SseStream) -> Response {
-    (
-        StatusCode::OK,
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-            (
-                header::HeaderName::from_static("x-accel-buffering"),
-                HeaderValue::from_static("no"),
-            ),
-        ],
-        Body::from_stream(stream),
-    )
-        .into_response()
+    sse_body(stream)
 }
 
 /// Aborts the request's task when the response is dropped.
