@@ -89,7 +89,13 @@ async fn send_as(
     body: &str,
 ) -> Reply {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n", body.len());
+    let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n", body.len());
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        request.push_str("Content-Type: application/json\r\n");
+    }
     for (k, v) in headers {
         request.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -264,6 +270,7 @@ async fn the_2026_wire_checks_headers_and_maps_statuses() {
 async fn the_2025_wire_has_sessions_that_end() {
     let config = HttpConfig {
         session_idle_timeout: Duration::from_secs(1),
+        max_sessions: 2,
         ..HttpConfig::default()
     };
     let (port, stop, task) = start(config).await;
@@ -333,6 +340,11 @@ async fn the_2025_wire_has_sessions_that_end() {
     // An idle session expires.
     let again = send(port, "POST", &[], &init).await;
     let sid = again.header("mcp-session-id").unwrap().to_owned();
+    // max_sessions is 2: a second session opens, a third is refused.
+    assert_eq!(send(port, "POST", &[], &init).await.status, 200);
+    let full = send(port, "POST", &[], &init).await;
+    assert_eq!(full.status, 503);
+    assert!(full.header("mcp-session-id").is_none());
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let expired = send(
         port,

@@ -23,6 +23,8 @@ pub struct HttpConfig {
     pub session_queue: usize,
     /// The path [`serve_http`](super::serve_http) serves at. Default `/mcp`.
     pub path: String,
+    /// 2025 sessions open at once; an `initialize` beyond it gets 503. Default 10,000.
+    pub max_sessions: usize,
 }
 
 pub(crate) fn loopback() -> Vec<String> {
@@ -42,6 +44,7 @@ impl Default for HttpConfig {
             session_idle_timeout: Duration::from_secs(30 * 60),
             session_queue: 256,
             path: "/mcp".to_owned(),
+            max_sessions: 10_000,
         }
     }
 }

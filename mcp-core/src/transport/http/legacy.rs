@@ -262,6 +262,13 @@ async fn initialize<S: Send + Sync + 'static>(
     let Message::Request { id, method, params } = message else {
         return StatusCode::BAD_REQUEST.into_response();
     };
+    if lock(&shared.sessions).len() >= shared.config.max_sessions {
+        let e = McpError::new(
+            crate::codes::INTERNAL_ERROR,
+            "Too many sessions; try again later",
+        );
+        return error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), e);
+    }
     let session_id = match new_session_id() {
         Ok(sid) => sid,
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), e),

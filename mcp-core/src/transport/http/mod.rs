@@ -161,6 +161,16 @@ async fn endpoint<S: Send + Sync + 'static>(
             None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
         },
         Method::POST => {
+            let json = headers::get(&headers, "content-type").is_some_and(|t| {
+                t.trim()
+                    .to_ascii_lowercase()
+                    .starts_with("application/json")
+            });
+            if !json {
+                let e = McpError::invalid_request("Unsupported Media Type: send application/json");
+                let line = jsonrpc::encode_error(None, &e.to_wire(false));
+                return response::json(StatusCode::UNSUPPORTED_MEDIA_TYPE, line);
+            }
             let message = match jsonrpc::decode(&body) {
                 Ok(message) => message,
                 Err(e) => {
