@@ -2,7 +2,7 @@
 //!
 //! What a session is depends on the era:
 //! - **2025-11-25**: the handshake's scope. On stdio and in-memory it is the connection, from
-//!   `initialize` until the pipe closes; over HTTP (the HTTP issue) it is what `Mcp-Session-Id`
+//!   `initialize` until the pipe closes; over HTTP it is what `Mcp-Session-Id`
 //!   names. Its client info, capabilities and log level are fixed by `initialize` and
 //!   `logging/setLevel`.
 //! - **2026-07-28**: the protocol has no sessions. This SDK still gives every message a session
