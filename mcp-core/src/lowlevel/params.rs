@@ -103,3 +103,23 @@ fn invalid_params(e: &serde_json::Error) -> McpError {
     };
     McpError::invalid_params(format!("Invalid params: {reason}"))
 }
+
+/// What the transports look at before dispatch (the envelope, the routed name, the arguments),
+/// read in one pass over the raw params.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct Peeked {
+    #[serde(rename = "_meta", default)]
+    pub(crate) meta: Option<Meta>,
+    #[serde(default)]
+    pub(crate) name: Option<Value>,
+    #[serde(default)]
+    pub(crate) uri: Option<Value>,
+    #[serde(default)]
+    pub(crate) arguments: Option<Value>,
+}
+
+/// Reads [`Peeked`] from raw params (empty when absent or not an object).
+pub(crate) fn peek(raw: Option<&RawValue>) -> Peeked {
+    raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or_default()
+}

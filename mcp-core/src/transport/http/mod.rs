@@ -30,7 +30,7 @@ use crate::engine::RunningServer;
 use crate::era::{LEGACY_VERSIONS, META_PROTOCOL_VERSION};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
-use crate::lowlevel::Params;
+use crate::lowlevel::peek;
 use crate::serve::IntoServer;
 
 /// The HTTP endpoint of one running server: both eras, every session.
@@ -195,10 +195,8 @@ fn is_stateless(headers: &HeaderMap, message: &Message) -> bool {
         Message::Request { params, .. } | Message::Notification { params, .. } => params,
         Message::Response { .. } => return false,
     };
-    let has_envelope = params
-        .as_deref()
-        .map(|raw| Params::from_value(serde_json::from_str(raw.get()).unwrap_or_default()))
-        .and_then(|p| p.meta())
+    let has_envelope = peek(params.as_deref())
+        .meta
         .is_some_and(|meta| meta.contains_key(META_PROTOCOL_VERSION));
     let newer_header = headers::get(headers, "mcp-protocol-version")
         .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));

@@ -15,7 +15,7 @@ use crate::engine::RunningServer;
 use crate::era::{self, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
-use crate::lowlevel::{Params, Session};
+use crate::lowlevel::{peek, Peeked, Session};
 
 fn reply(status: StatusCode, id: &RequestId, e: McpError) -> Response {
     response::json(status, jsonrpc::encode_error(Some(id), &e.to_wire(false)))
@@ -26,16 +26,19 @@ fn mismatch(message: String) -> McpError {
 }
 
 /// `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
-fn named_target(method: &str, params: Option<&RawValue>) -> Option<Option<String>> {
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
+fn named_target(method: &str, peeked: &Peeked) -> Option<String> {
+    let value = match method {
+        "tools/call" | "prompts/get" => &peeked.name,
+        "resources/read" => &peeked.uri,
         _ => return None,
     };
-    let value: serde_json::Value = params
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .unwrap_or_default();
-    Some(value.get(key).and_then(|v| v.as_str()).map(str::to_owned))
+    Some(
+        value
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned(),
+    )
 }
 
 /// The checks of the 2026 transport, in the order the spec gives them.
@@ -46,10 +49,9 @@ fn validate<S: Send + Sync + 'static>(
     params: Option<&RawValue>,
 ) -> Result<(), (StatusCode, McpError)> {
     let bad = |e| (StatusCode::BAD_REQUEST, e);
-    let meta = params.and_then(|raw| {
-        Params::from_value(serde_json::from_str(raw.get()).unwrap_or_default()).meta()
-    });
-    let envelope = match era::modern_envelope(meta.as_ref()) {
+    let peeked = peek(params);
+    let meta = peeked.meta.as_ref();
+    let envelope = match era::modern_envelope(meta) {
         None => {
             return Err(bad(McpError::invalid_params(format!(
                 "Invalid _meta: missing required {META_PROTOCOL_VERSION}"
@@ -63,7 +65,6 @@ fn validate<S: Send + Sync + 'static>(
         }
     }
     let body_version = meta
-        .as_ref()
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
         .and_then(|v| v.as_str())
         .unwrap_or_default();
@@ -92,8 +93,7 @@ fn validate<S: Send + Sync + 'static>(
         }
         Some(_) => {}
     }
-    if let Some(target) = named_target(method, params) {
-        let target = target.unwrap_or_default();
+    if let Some(target) = named_target(method, &peeked) {
         match headers::get(headers, "mcp-name").map(headers::decode_value) {
             None => {
                 return Err(bad(mismatch(
@@ -114,7 +114,7 @@ fn validate<S: Send + Sync + 'static>(
         }
     }
     if method == "tools/call" {
-        check_param_headers(server, headers, params)?;
+        check_param_headers(server, headers, &peeked)?;
     }
     if REMOVED_IN_MODERN.contains(&method) || !server.server.has_request_handler(method) {
         return Err((StatusCode::NOT_FOUND, McpError::method_not_found(method)));
@@ -126,20 +126,19 @@ fn validate<S: Send + Sync + 'static>(
 fn check_param_headers<S: Send + Sync + 'static>(
     server: &RunningServer<S>,
     headers: &HeaderMap,
-    params: Option<&RawValue>,
+    peeked: &Peeked,
 ) -> Result<(), (StatusCode, McpError)> {
     let Some(lookup) = &server.server.param_headers else {
         return Ok(());
     };
-    let body: serde_json::Value = params
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .unwrap_or_default();
-    let Some(tool) = body.get("name").and_then(|v| v.as_str()) else {
+    let Some(tool) = peeked.name.as_ref().and_then(|v| v.as_str()) else {
         return Ok(());
     };
+    let null = serde_json::Value::Null;
+    let arguments = peeked.arguments.as_ref().unwrap_or(&null);
     let bad = |m: String| Err((StatusCode::BAD_REQUEST, mismatch(m)));
     for (header, path) in lookup(tool) {
-        let mut value = &body["arguments"];
+        let mut value = arguments;
         for key in &path {
             value = &value[key.as_str()];
         }
