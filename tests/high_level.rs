@@ -310,22 +310,27 @@ async fn a_hand_written_handler_gets_the_same_validation_text() {
 
 #[tokio::test]
 async fn tools_list_pages_with_a_cursor() {
-    let client = Client::connect(server().page_size(2)).await.unwrap();
-    let mut names = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let page = client.list_tools_page(cursor.as_deref()).await.unwrap();
-        assert!(page.tools.len() <= 2);
-        names.extend(page.tools.into_iter().map(|t| t.name));
-        match page.next_cursor {
-            Some(c) => cursor = Some(c),
-            None => break,
+    for builder in [Client::builder(), Client::builder().legacy()] {
+        let client = builder.connect(server().page_size(2)).await.unwrap();
+        let mut names = Vec::new();
+        let mut pages = 0;
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = client.list_tools_page(cursor.as_deref()).await.unwrap();
+            assert!(page.tools.len() <= 2);
+            pages += 1;
+            names.extend(page.tools.into_iter().map(|t| t.name));
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
         }
+        assert_eq!(pages, 3, "{:?}", client.era());
+        assert_eq!(names, ["add", "greet", "fail", "refuse", "count"]);
+        let err = client.list_tools_page(Some("nonsense")).await.unwrap_err();
+        assert_eq!(err.code(), -32602);
+        client.close().await;
     }
-    assert_eq!(names, ["add", "greet", "fail", "refuse", "count"]);
-    let err = client.list_tools_page(Some("nonsense")).await.unwrap_err();
-    assert_eq!(err.code(), -32602);
-    client.close().await;
 }
 
 #[tokio::test]
