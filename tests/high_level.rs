@@ -58,6 +58,28 @@ async fn count(ctx: RequestContext, #[arg(range(1..=5))] to: u32) -> Result<Stri
     Ok(format!("counted to {to}"))
 }
 
+/// Opens a 2026 `subscriptions/listen` stream with `filter`; returns the connection and the
+/// acknowledgement.
+async fn listen(
+    server: McpServer,
+    id: Value,
+    filter: Value,
+) -> (mcp::transport::RawConnection, Value) {
+    let mut conn = mcp::transport::RawConnection::open(server).await.unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    conn.send_json(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": meta, "notifications": filter}}),
+    )
+    .await
+    .unwrap();
+    let ack = conn.recv_json().await.unwrap();
+    (conn, ack)
+}
+
 fn text(result: &CallToolResult) -> &str {
     result.content[0].as_text().unwrap_or("")
 }
@@ -373,16 +395,8 @@ async fn runtime_changes_update_the_list_and_notify_each_era() {
 async fn a_2026_listen_stream_hears_tool_changes() {
     let server = McpServer::new("live").tool(AddTool);
     let handle = server.handle();
-    let mut conn = mcp::transport::RawConnection::open(server).await.unwrap();
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    conn.send_json(&json!({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
-        "params": {"_meta": meta, "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["shop://about"]}}}))
-        .await
-        .unwrap();
-    let ack = conn.recv_json().await.unwrap();
+    let filter = json!({"toolsListChanged": true, "resourceSubscriptions": ["shop://about"]});
+    let (mut conn, ack) = listen(server, json!("L"), filter).await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
         ack["params"]["notifications"],
@@ -598,16 +612,8 @@ async fn aliases_raw_names_defaults_bounds_and_nulls() {
 async fn a_2026_listen_stream_hears_prompt_and_resource_changes_it_asked_for() {
     let server = McpServer::new("live").tool(AddTool);
     let handle = server.handle();
-    let mut conn = mcp::transport::RawConnection::open(server).await.unwrap();
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    conn.send_json(&json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
-        "params": {"_meta": meta, "notifications": {"promptsListChanged": true, "resourcesListChanged": true}}}))
-        .await
-        .unwrap();
-    let ack = conn.recv_json().await.unwrap();
+    let filter = json!({"promptsListChanged": true, "resourcesListChanged": true});
+    let (mut conn, ack) = listen(server, json!(5), filter).await;
     assert_eq!(
         ack["params"]["notifications"],
         json!({"promptsListChanged": true, "resourcesListChanged": true})

@@ -161,6 +161,22 @@ async fn start(config: HttpConfig) -> (u16, Stop, tokio::task::JoinHandle<()>) {
     serve(server, config).await
 }
 
+/// A 2025-11-25 `initialize` request.
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string()
+}
+
+/// Opens a 2025 session and returns its id.
+async fn open_session(port: u16) -> String {
+    send(port, "POST", &[], &initialize_body())
+        .await
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned()
+}
+
 fn meta() -> Value {
     json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
 }
@@ -274,8 +290,7 @@ async fn the_2025_wire_has_sessions_that_end() {
         ..HttpConfig::default()
     };
     let (port, stop, task) = start(config).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let init = initialize_body();
     let opened = send(port, "POST", &[], &init).await;
     assert_eq!(opened.status, 200);
     assert_eq!(opened.json()["result"]["protocolVersion"], "2025-11-25");
@@ -478,13 +493,7 @@ async fn closing_a_2026_response_cancels_the_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_cancellation_aborts_the_handler_and_shutdown_lets_requests_finish() {
     let (port, dropped, stop, task) = start_slow(HttpConfig::default()).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
-    let sid = send(port, "POST", &[], &init)
-        .await
-        .header("mcp-session-id")
-        .unwrap()
-        .to_owned();
+    let sid = open_session(port).await;
     let call = tokio::spawn({
         let sid = sid.clone();
         async move {
@@ -534,13 +543,7 @@ async fn a_2025_cancellation_aborts_the_handler_and_shutdown_lets_requests_finis
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_stream_is_resumable_with_last_event_id() {
     let (port, stop, task) = start(HttpConfig::default()).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
-    let sid = send(port, "POST", &[], &init)
-        .await
-        .header("mcp-session-id")
-        .unwrap()
-        .to_owned();
+    let sid = open_session(port).await;
     let s = ("Mcp-Session-Id", sid.as_str());
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"p"}}}"#;
     let streamed = send(port, "POST", &[s], call).await;
@@ -684,13 +687,7 @@ async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
         (3, 3),
         "one session per 2026 request"
     );
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
-    let sid = send(port, "POST", &[], &init)
-        .await
-        .header("mcp-session-id")
-        .unwrap()
-        .to_owned();
+    let sid = open_session(port).await;
     for id in 2..=4 {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string();
         assert_eq!(
@@ -896,13 +893,7 @@ async fn the_standalone_stream_carries_list_changes_and_does_not_block_shutdown(
     let server = McpServer::new("standalone").tool(HelloTool);
     let handle = server.handle();
     let (port, stop, task) = serve(server, HttpConfig::default()).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
-    let sid = send(port, "POST", &[], &init)
-        .await
-        .header("mcp-session-id")
-        .unwrap()
-        .to_owned();
+    let sid = open_session(port).await;
     // Open the GET stream by hand and keep it open.
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     let get = format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");

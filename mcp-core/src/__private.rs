@@ -136,11 +136,6 @@ where
     })
 }
 
-/// Parses a JSON literal given in an attribute (validated by the macro already).
-pub fn json(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or(Value::Null)
-}
-
 /// Parses a JSON object literal the macro already checked.
 pub fn json_object(text: &str) -> JsonObject {
     match serde_json::from_str(text) {

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::{FnArg, LitStr, Pat, Token, Type};
@@ -351,10 +351,7 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
                 builders.push(quote!(.mime_type(#m)));
             }
             builders.extend(completers(&params));
-            let ret_span = match &item.sig.output {
-                syn::ReturnType::Type(_, ty) => ty.span(),
-                syn::ReturnType::Default => ident.span(),
-            };
+            let ret_span = return_span(&item);
             let convert = quote_spanned!(ret_span=> ::mcp::server::IntoReadResult::into_read_result(__ret, &__uri, #mime_tokens));
             quote!({
                 let __handler: ::mcp::server::ResourceHandler<#state> = ::std::sync::Arc::new(
@@ -372,13 +369,28 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
         }
         _ => quote!(::std::unreachable!("this resource did not compile")),
     };
+    registration(cx, out, (impl_generics, state), &handle, "Resource", body)
+}
+
+/// The errors, the function and its unit struct, and `impl IntoX<S> for Handle { body }`.
+fn registration(
+    cx: Ctxt,
+    out: TokenStream,
+    (impl_generics, state): (TokenStream, TokenStream),
+    handle: &syn::Ident,
+    kind: &str,
+    body: TokenStream,
+) -> TokenStream {
     let errors = cx.into_compile_errors();
+    let trait_name = format_ident!("Into{kind}");
+    let method = format_ident!("into_{}", kind.to_lowercase());
+    let def = format_ident!("{kind}Def");
     quote! {
         #errors
         #out
         const _: () = {
-            impl #impl_generics ::mcp::server::IntoResource<#state> for #handle {
-                fn into_resource(self) -> ::mcp::server::ResourceDef<#state> {
+            impl #impl_generics ::mcp::server::#trait_name<#state> for #handle {
+                fn #method(self) -> ::mcp::server::#def<#state> {
                     #body
                 }
             }
@@ -386,7 +398,13 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
     }
 }
 
-struct PromptKeys(Keys);
+/// Where errors about the return type land.
+fn return_span(item: &syn::ItemFn) -> Span {
+    match &item.sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => item.sig.ident.span(),
+    }
+}
 
 pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     let cx = Ctxt::default();
@@ -394,12 +412,11 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
         Ok(p) => p,
         Err(out) => return out,
     };
-    let mut keys = PromptKeys(Keys::default());
-    let parser = |input: ParseStream| parse_keys(&cx, input, "prompt", PROMPT_KEYS, &mut keys.0);
+    let mut keys = Keys::default();
+    let parser = |input: ParseStream| parse_keys(&cx, input, "prompt", PROMPT_KEYS, &mut keys);
     if let Err(e) = syn::parse::Parser::parse2(parser, args) {
         cx.push(e);
     }
-    let keys = keys.0;
     let Parsed {
         item,
         params,
@@ -454,10 +471,7 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
             builders.push(quote!(.argument(#wire, #description, #required)));
         }
         builders.extend(completers(&params));
-        let ret_span = match &item.sig.output {
-            syn::ReturnType::Type(_, ty) => ty.span(),
-            syn::ReturnType::Default => ident.span(),
-        };
+        let ret_span = return_span(&item);
         let convert =
             quote_spanned!(ret_span=> ::mcp::server::IntoPromptResult::into_prompt_result(__ret));
         quote!({
@@ -474,16 +488,5 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
             ::mcp::server::PromptDef::<#state>::with_handler(#name, __handler) #(#builders)*
         })
     };
-    let errors = cx.into_compile_errors();
-    quote! {
-        #errors
-        #out
-        const _: () = {
-            impl #impl_generics ::mcp::server::IntoPrompt<#state> for #handle {
-                fn into_prompt(self) -> ::mcp::server::PromptDef<#state> {
-                    #body
-                }
-            }
-        };
-    }
+    registration(cx, out, (impl_generics, state), &handle, "Prompt", body)
 }

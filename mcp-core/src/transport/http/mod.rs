@@ -30,7 +30,7 @@ use crate::engine::RunningServer;
 use crate::era::{LEGACY_VERSIONS, META_PROTOCOL_VERSION};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
-use crate::lowlevel::peek;
+use crate::lowlevel::{peek, Peeked};
 use crate::serve::IntoServer;
 
 /// The HTTP endpoint of one running server: both eras, every session.
@@ -178,8 +178,11 @@ async fn endpoint<S: Send + Sync + 'static>(
                     return response::json(StatusCode::BAD_REQUEST, line);
                 }
             };
-            if session_id.is_none() && is_stateless(&headers, &message) {
-                stateless::post(&shared.server, &shared.config, &headers, message).await
+            let stateless = session_id
+                .is_none()
+                .then(|| stateless_peek(&headers, &message));
+            if let Some(Some(peeked)) = stateless {
+                stateless::post(&shared.server, &shared.config, &headers, message, peeked).await
             } else {
                 legacy::post(&shared, session_id.as_deref(), &headers, message).await
             }
@@ -188,17 +191,19 @@ async fn endpoint<S: Send + Sync + 'static>(
     }
 }
 
-/// A 2026 message: a `_meta` protocol version in the body, or a version header newer than the
-/// 2025 ones.
-fn is_stateless(headers: &HeaderMap, message: &Message) -> bool {
+/// For a 2026 message (a `_meta` protocol version in the body, or a version header newer than
+/// the 2025 ones), the routed parts of its params, read once for the checks that follow.
+fn stateless_peek(headers: &HeaderMap, message: &Message) -> Option<Peeked> {
     let params = match message {
         Message::Request { params, .. } | Message::Notification { params, .. } => params,
-        Message::Response { .. } => return false,
+        Message::Response { .. } => return None,
     };
-    let has_envelope = peek(params.as_deref())
+    let peeked = peek(params.as_deref());
+    let has_envelope = peeked
         .meta
+        .as_ref()
         .is_some_and(|meta| meta.contains_key(META_PROTOCOL_VERSION));
     let newer_header = headers::get(headers, "mcp-protocol-version")
         .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
-    has_envelope || newer_header
+    (has_envelope || newer_header).then_some(peeked)
 }

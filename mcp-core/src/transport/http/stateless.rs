@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::value::RawValue;
 
 use super::config::HttpConfig;
 use super::headers;
@@ -15,7 +14,7 @@ use crate::engine::RunningServer;
 use crate::era::{self, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
-use crate::lowlevel::{peek, Peeked, Session};
+use crate::lowlevel::{Peeked, Session};
 
 fn reply(status: StatusCode, id: &RequestId, e: McpError) -> Response {
     response::json(status, jsonrpc::encode_error(Some(id), &e.to_wire(false)))
@@ -46,10 +45,9 @@ fn validate<S: Send + Sync + 'static>(
     server: &RunningServer<S>,
     headers: &HeaderMap,
     method: &str,
-    params: Option<&RawValue>,
+    peeked: &Peeked,
 ) -> Result<(), (StatusCode, McpError)> {
     let bad = |e| (StatusCode::BAD_REQUEST, e);
-    let peeked = peek(params);
     let meta = peeked.meta.as_ref();
     let envelope = match era::modern_envelope(meta) {
         None => {
@@ -93,7 +91,7 @@ fn validate<S: Send + Sync + 'static>(
         }
         Some(_) => {}
     }
-    if let Some(target) = named_target(method, &peeked) {
+    if let Some(target) = named_target(method, peeked) {
         match headers::get(headers, "mcp-name").map(headers::decode_value) {
             None => {
                 return Err(bad(mismatch(
@@ -114,7 +112,7 @@ fn validate<S: Send + Sync + 'static>(
         }
     }
     if method == "tools/call" {
-        check_param_headers(server, headers, &peeked)?;
+        check_param_headers(server, headers, peeked)?;
     }
     if REMOVED_IN_MODERN.contains(&method) || !server.server.has_request_handler(method) {
         return Err((StatusCode::NOT_FOUND, McpError::method_not_found(method)));
@@ -190,6 +188,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
     config: &HttpConfig,
     headers: &HeaderMap,
     message: Message,
+    peeked: Peeked,
 ) -> Response {
     match message {
         Message::Response { .. } => {
@@ -214,7 +213,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             StatusCode::ACCEPTED.into_response()
         }
         Message::Request { id, method, params } => {
-            if let Err((status, e)) = validate(server, headers, &method, params.as_deref()) {
+            if let Err((status, e)) = validate(server, headers, &method, &peeked) {
                 return reply(status, &id, e);
             }
             let server = server.clone();
