@@ -407,6 +407,156 @@ async fn test_prompt_with_image() -> Vec<PromptMessage> {
 }
 
 /// The conformance server.
+// --- Multi-round-trip input (2026 InputRequiredResult; the same code asks directly in 2025) ---
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct UserName {
+    name: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct FavouriteColor {
+    color: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct UserContext {
+    context: String,
+}
+
+fn roots_text(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    format!("Roots: {}", uris.join(", "))
+}
+
+/// Asks the user's name, then greets them.
+#[tool]
+async fn test_input_required_result_elicitation(ctx: RequestContext) -> mcp::Result<String> {
+    Ok(
+        match ctx
+            .elicit::<UserName>("user_name", "What is your name?")
+            .await?
+        {
+            Elicited::Accepted(form) => format!("Hello, {}!", form.name),
+            _ => "Hello, stranger!".into(),
+        },
+    )
+}
+
+/// Asks the client's model a question.
+#[tool]
+async fn test_input_required_result_sampling(ctx: RequestContext) -> mcp::Result<String> {
+    let question = CreateMessageRequestParams::user_text("What is the capital of France?", 100);
+    let answer = ctx.sample("capital_question", question).await?;
+    Ok(format!("Sampled: {}", answer.text().unwrap_or("(no text)")))
+}
+
+/// Lists the client's roots.
+#[tool]
+async fn test_input_required_result_list_roots(ctx: RequestContext) -> mcp::Result<String> {
+    Ok(roots_text(&ctx.list_roots("client_roots").await?))
+}
+
+/// Asks for a confirmation; the sealed requestState carries the round.
+#[tool]
+async fn test_input_required_result_request_state(ctx: RequestContext) -> mcp::Result<String> {
+    let confirmed = ctx.elicit::<Confirm>("confirm", "Proceed?").await?;
+    let ok = confirmed.accepted().is_some_and(|c| c.ok);
+    Ok(format!("state-ok: confirmed={ok}"))
+}
+
+/// Asks three things in one round.
+#[tool]
+async fn test_input_required_result_multiple_inputs(ctx: RequestContext) -> mcp::Result<String> {
+    let answers = ctx
+        .ask(
+            Questions::new()
+                .elicit::<UserName>("user_name", "What is your name?")
+                .sample(
+                    "greeting",
+                    CreateMessageRequestParams::user_text("Say hello", 50),
+                )
+                .list_roots("client_roots"),
+        )
+        .await?;
+    let name = match answers.elicited::<UserName>("user_name")? {
+        Elicited::Accepted(form) => form.name,
+        _ => "stranger".into(),
+    };
+    let greeting = answers.sampled("greeting")?;
+    let roots = answers.roots("client_roots")?;
+    Ok(format!(
+        "{name}: {} ({})",
+        greeting.text().unwrap_or(""),
+        roots_text(&roots)
+    ))
+}
+
+/// Asks twice in a row: a name, then a colour.
+#[tool]
+async fn test_input_required_result_multi_round(ctx: RequestContext) -> mcp::Result<String> {
+    let name = ctx
+        .elicit::<UserName>("step1", "What is your name?")
+        .await?
+        .accepted()
+        .map_or_else(|| "someone".to_owned(), |f| f.name);
+    let color = ctx
+        .elicit::<FavouriteColor>("step2", "What is your favourite colour?")
+        .await?
+        .accepted()
+        .map_or_else(|| "nothing".to_owned(), |f| f.color);
+    Ok(format!("{name} likes {color}"))
+}
+
+/// Asks once; its state is sealed, so a tampered one is refused.
+#[tool]
+async fn test_input_required_result_tampered_state(ctx: RequestContext) -> mcp::Result<String> {
+    let confirmed = ctx.elicit::<Confirm>("confirm", "Proceed?").await?;
+    Ok(format!("confirmed={}", confirmed.is_accepted()))
+}
+
+/// Asks only what the client declared it can answer.
+#[tool]
+async fn test_input_required_result_capabilities(ctx: RequestContext) -> mcp::Result<String> {
+    let mut questions = Questions::new();
+    if ctx.can_sample() {
+        questions = questions.sample(
+            "capital_question",
+            CreateMessageRequestParams::user_text("What is the capital of France?", 100),
+        );
+    }
+    if ctx.can_elicit() {
+        questions = questions.elicit::<UserName>("user_name", "What is your name?");
+    }
+    if questions.is_empty() {
+        return Ok("nothing to ask: the client declared neither sampling nor elicitation".into());
+    }
+    let answers = ctx.ask(questions).await?;
+    Ok(format!(
+        "answered: {}",
+        answers
+            .raw("capital_question")
+            .or(answers.raw("user_name"))
+            .is_some()
+    ))
+}
+
+/// A prompt that asks for context first.
+#[prompt]
+async fn test_input_required_result_prompt(ctx: RequestContext) -> mcp::Result<String> {
+    let context = ctx
+        .elicit::<UserContext>("user_context", "What context should the prompt use?")
+        .await?
+        .accepted()
+        .map_or_else(|| "none".to_owned(), |f| f.context);
+    Ok(format!("Prompt with context: {context}"))
+}
+
 pub fn server() -> McpServer {
     let server = McpServer::new("mcp-rust-conformance").version(env!("CARGO_PKG_VERSION"));
     let handle = server.handle();
@@ -431,6 +581,14 @@ pub fn server() -> McpServer {
         .tool(trigger_tool(handle.clone()))
         .tool(trigger_prompt(handle))
         .tool(x_mcp_header_tool())
+        .tool(TestInputRequiredResultElicitationTool)
+        .tool(TestInputRequiredResultSamplingTool)
+        .tool(TestInputRequiredResultListRootsTool)
+        .tool(TestInputRequiredResultRequestStateTool)
+        .tool(TestInputRequiredResultMultipleInputsTool)
+        .tool(TestInputRequiredResultMultiRoundTool)
+        .tool(TestInputRequiredResultTamperedStateTool)
+        .tool(TestInputRequiredResultCapabilitiesTool)
         .resource(StaticTextResource)
         .resource(StaticBinaryResource)
         .resource(WatchedResourceResource)
@@ -438,7 +596,8 @@ pub fn server() -> McpServer {
         .prompt(TestSimplePromptPrompt)
         .prompt(TestPromptWithArgumentsPrompt)
         .prompt(TestPromptWithEmbeddedResourcePrompt)
-        .prompt(TestPromptWithImagePrompt);
+        .prompt(TestPromptWithImagePrompt)
+        .prompt(TestInputRequiredResultPromptPrompt);
     // Subscriptions by hand through the low-level table: the registry has no API for them yet.
     server
         .lowlevel()

@@ -41,6 +41,7 @@ pub use mcp_macros::{prompt, resource, tool, tools};
 pub mod prelude {
     pub use mcp_core::client::Client;
     pub use mcp_core::era::Era;
+    pub use mcp_core::input::{Answers, Elicited, Questions};
     pub use mcp_core::lowlevel::{
         CacheHint, Incoming, Next, NotificationContext, RequestContext, Server, Session,
     };

@@ -59,6 +59,8 @@ enum Repr {
         data: Option<Value>,
     },
     Internal(Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// Not a failure: the handler needs client input first (2026 multi-round-trip).
+    InputRequired(crate::types::InputRequiredResult),
 }
 
 /// The convenient result alias of this SDK.
@@ -115,11 +117,40 @@ impl McpError {
         }
     }
 
+    /// Not an error but a pause: the handler asks the client for input first. On the 2026 wire
+    /// the engine answers with this [`InputRequiredResult`](crate::types::InputRequiredResult)
+    /// (sealing its `requestState` when the server seals); `?` carries it out of nested code.
+    /// The input methods of [`RequestContext`](crate::lowlevel::RequestContext) return it.
+    pub fn input_required(result: crate::types::InputRequiredResult) -> Self {
+        Self {
+            repr: Box::new(Repr::InputRequired(result)),
+        }
+    }
+
+    /// The pending [`InputRequiredResult`](crate::types::InputRequiredResult), if this is one.
+    pub fn as_input_required(&self) -> Option<&crate::types::InputRequiredResult> {
+        match &*self.repr {
+            Repr::InputRequired(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Takes the pending [`InputRequiredResult`](crate::types::InputRequiredResult) out, or
+    /// gives the error back.
+    pub fn into_input_required(self) -> Result<crate::types::InputRequiredResult, Self> {
+        match *self.repr {
+            Repr::InputRequired(r) => Ok(r),
+            repr => Err(Self {
+                repr: Box::new(repr),
+            }),
+        }
+    }
+
     /// The JSON-RPC code this error is sent with.
     pub fn code(&self) -> i32 {
         match &*self.repr {
             Repr::Rpc { code, .. } => *code,
-            Repr::Internal(_) => codes::INTERNAL_ERROR,
+            Repr::Internal(_) | Repr::InputRequired(_) => codes::INTERNAL_ERROR,
         }
     }
 
@@ -129,6 +160,9 @@ impl McpError {
         match &*self.repr {
             Repr::Rpc { message, .. } => Cow::Borrowed(message),
             Repr::Internal(e) => Cow::Owned(e.to_string()),
+            Repr::InputRequired(_) => {
+                Cow::Borrowed("input required where the era has no multi-round-trip requests")
+            }
         }
     }
 
@@ -136,13 +170,14 @@ impl McpError {
     pub fn data(&self) -> Option<&Value> {
         match &*self.repr {
             Repr::Rpc { data, .. } => data.as_ref(),
-            Repr::Internal(_) => None,
+            Repr::Internal(_) | Repr::InputRequired(_) => None,
         }
     }
 
-    /// True for an internal failure (anything that is not a protocol error).
+    /// True for an internal failure (anything that is not a protocol error). A pending
+    /// input request counts as one where it cannot be answered (a 2025 session).
     pub fn is_internal(&self) -> bool {
-        matches!(*self.repr, Repr::Internal(_))
+        matches!(*self.repr, Repr::Internal(_) | Repr::InputRequired(_))
     }
 
     /// The message the wire carries: internal failures are reduced to `Internal server error`
@@ -187,6 +222,7 @@ impl fmt::Debug for McpError {
                 .field("data", data)
                 .finish(),
             Repr::Internal(e) => f.debug_tuple("McpError::Internal").field(e).finish(),
+            Repr::InputRequired(r) => f.debug_tuple("McpError::InputRequired").field(r).finish(),
         }
     }
 }
@@ -196,6 +232,10 @@ impl fmt::Display for McpError {
         match &*self.repr {
             Repr::Rpc { code, message, .. } => write!(f, "MCP error {code}: {message}"),
             Repr::Internal(e) => write!(f, "internal error: {e}"),
+            Repr::InputRequired(r) => {
+                let keys: Vec<&String> = r.input_requests.iter().flat_map(|m| m.keys()).collect();
+                write!(f, "input required: {keys:?}")
+            }
         }
     }
 }

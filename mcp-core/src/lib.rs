@@ -6,12 +6,15 @@
 
 #[doc(hidden)]
 pub mod __private;
+pub mod base64;
 pub mod client;
 pub mod engine;
 pub mod era;
 mod error;
+pub mod input;
 pub mod jsonrpc;
 pub mod lowlevel;
+pub mod request_state;
 mod serve;
 pub mod server;
 pub mod transport;

@@ -94,6 +94,7 @@ impl Client {
             pending.clone(),
             note_tx,
             out.downgrade(),
+            config.input.clone(),
         ));
         let mut client = Self {
             config,
@@ -155,17 +156,47 @@ impl Client {
         Ok(serde_json::from_str(raw.get())?)
     }
 
-    /// Like [`request`](Self::request), typed on both ends.
+    /// Like [`request`](Self::request), typed on both ends, and on 2026 driving the
+    /// multi-round-trip loop: an `input_required` result is answered with the builder's
+    /// callbacks ([`on_elicit`](super::ClientBuilder::on_elicit), ...) and the request retried
+    /// with `inputResponses` and the echoed `requestState`, at most
+    /// [`max_input_rounds`](super::ClientBuilder::max_input_rounds) times.
     pub async fn request_typed<P: Serialize, R: DeserializeOwned>(
         &self,
         method: &str,
         params: P,
     ) -> Result<R, McpError> {
-        let params = serde_json::to_value(params)?;
-        let raw = self
-            .send_request(method, self.with_envelope(params))
-            .await?;
-        Ok(serde_json::from_str(raw.get())?)
+        let mut params = self.with_envelope(serde_json::to_value(params)?);
+        let mut rounds = 0;
+        loop {
+            let raw = self.send_request(method, params.clone()).await?;
+            if self.era() == Era::Legacy || !raw.get().contains("input_required") {
+                return Ok(serde_json::from_str(raw.get())?);
+            }
+            let paused: Value = serde_json::from_str(raw.get())?;
+            if paused.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(serde_json::from_value(paused)?);
+            }
+            rounds += 1;
+            if rounds > self.config.max_input_rounds {
+                return Err(McpError::internal(format!(
+                    "{method}: the server still asked for input after {} rounds",
+                    self.config.max_input_rounds
+                )));
+            }
+            let requests = match paused.get("inputRequests") {
+                Some(Value::Object(requests)) => requests.clone(),
+                _ => Map::new(),
+            };
+            let responses = self.config.input.answer_all(&requests).await?;
+            if let Value::Object(map) = &mut params {
+                map.insert("inputResponses".into(), Value::Object(responses));
+                match paused.get("requestState") {
+                    Some(state) => map.insert("requestState".into(), state.clone()),
+                    None => map.remove("requestState"),
+                };
+            }
+        }
     }
 
     /// Sends a notification.
@@ -306,6 +337,7 @@ async fn read_loop(
     pending: Pending,
     notes: mpsc::Sender<ServerNotification>,
     out: mpsc::WeakSender<String>,
+    input: super::input::InputHandlers,
 ) {
     let mut lines = LineReader::new(read_half, usize::MAX);
     while let Ok(Some(frame)) = lines.next().await {
@@ -331,18 +363,28 @@ async fn read_loop(
                     tracing::warn!("client notification buffer full; notification dropped");
                 }
             }
-            Ok(Message::Request { id, method, .. }) => {
-                let line = match method.as_str() {
-                    "ping" => jsonrpc::encode_result(&id, &Value::Object(Map::new())),
-                    _ => jsonrpc::encode_error(
-                        Some(&id),
-                        &McpError::method_not_found(&method).to_wire(false),
-                    ),
-                };
+            Ok(Message::Request { id, method, params }) => {
                 // A weak handle: the client's own sender going away is what closes the pipe.
-                if let Some(out) = out.upgrade() {
-                    let _ = out.send(line).await;
+                let Some(out) = out.upgrade() else { continue };
+                if method == "ping" {
+                    let _ = out
+                        .send(jsonrpc::encode_result(&id, &Value::Object(Map::new())))
+                        .await;
+                    continue;
                 }
+                let params = params
+                    .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                    .unwrap_or(Value::Object(Map::new()));
+                let input = input.clone();
+                // Answered in its own task: the callback may take a while (a person typing)
+                // and responses must keep flowing meanwhile.
+                tokio::spawn(async move {
+                    let line = match input.answer(&method, params).await {
+                        Ok(result) => jsonrpc::encode_result(&id, &result),
+                        Err(e) => jsonrpc::encode_error(Some(&id), &e.to_wire(false)),
+                    };
+                    let _ = out.send(line).await;
+                });
             }
             Err(e) => tracing::warn!(error = %e.error, "client received an undecodable message"),
         }

@@ -15,7 +15,9 @@
 
 mod builder;
 mod connection;
+mod input;
 mod verbs;
 
 pub use builder::ClientBuilder;
 pub use connection::{Client, PendingRequest, ServerNotification};
+pub use input::DEFAULT_MAX_INPUT_ROUNDS;

@@ -11,6 +11,7 @@ use super::unwind::CatchUnwind;
 use super::RunningServer;
 use crate::era::{self, Era, MODERN_ONLY, REMOVED_IN_MODERN};
 use crate::error::McpError;
+use crate::input::round::{Round, INPUT_METHODS};
 use crate::jsonrpc::{self, RequestId};
 use crate::lowlevel::{
     CallInfo, Incoming, Next, NotificationContext, Params, RequestContext, Session, SessionHook,
@@ -186,6 +187,7 @@ fn modern_call<S>(
         session: origin.session.clone(),
         server: origin.server.clone(),
         sink: origin.sink.clone(),
+        round: Default::default(),
     }
 }
 
@@ -211,6 +213,7 @@ fn session_call<S>(
         session: session.clone(),
         server: origin.server.clone(),
         sink: origin.sink.clone(),
+        round: Default::default(),
     }
 }
 
@@ -238,10 +241,29 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
         let p: SetLevelRequestParams = params.decode()?;
         info.session.set_log_level(p.level);
     }
-    let mut value = handler(ctx.clone(), params).await?;
-    if info.era == Era::Modern {
-        stamp_modern(&server.server, &info.method, ctx.request_id(), &mut value);
+    if info.era == Era::Legacy {
+        return handler(ctx, params).await;
     }
+    let sealer = server.server.sealer.as_ref();
+    let pauses = INPUT_METHODS.contains(&info.method.as_str());
+    if pauses {
+        let _ = info.round.set(Round::begin(&info.method, &params, sealer)?);
+    }
+    let mut value = match handler(ctx.clone(), params).await {
+        Ok(value) => value,
+        Err(e) => match e.into_input_required() {
+            Ok(paused) => serde_json::to_value(paused)?,
+            Err(e) => return Err(e),
+        },
+    };
+    if let (true, Some(sealer), Some(round)) = (
+        value.get("resultType") == Some(&Value::from("input_required")),
+        sealer,
+        info.round.get(),
+    ) {
+        round.seal(sealer, &mut value)?;
+    }
+    stamp_modern(&server.server, &info.method, ctx.request_id(), &mut value);
     Ok(value)
 }
 

@@ -30,6 +30,8 @@ pub(crate) struct CallInfo<S> {
     pub(crate) session: Session,
     pub(crate) server: Arc<RunningServer<S>>,
     pub(crate) sink: mpsc::Sender<String>,
+    /// A 2026 retry's answers and state (set just before the handler runs).
+    pub(crate) round: std::sync::OnceLock<crate::input::round::Round>,
 }
 
 impl<S> CallInfo<S> {

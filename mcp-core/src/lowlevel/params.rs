@@ -74,6 +74,31 @@ impl Params {
         }
     }
 
+    /// True when the params may name any of `keys`: a key of the object, or (raw params, no
+    /// parse) the text anywhere or any `\u` escape, so a false positive is possible but never
+    /// a false negative.
+    pub(crate) fn mentions(&self, keys: &[&str]) -> bool {
+        match &self.repr {
+            Repr::Absent => false,
+            Repr::Raw(raw) => {
+                let text = raw.get();
+                text.contains("\\u") || keys.iter().any(|k| text.contains(k))
+            }
+            Repr::Value(v) => keys.iter().any(|k| v.get(k).is_some()),
+        }
+    }
+
+    /// A copy of the params.
+    pub(crate) fn duplicate(&self) -> Self {
+        Self {
+            repr: match &self.repr {
+                Repr::Absent => Repr::Absent,
+                Repr::Raw(raw) => Repr::Raw(raw.clone()),
+                Repr::Value(v) => Repr::Value(v.clone()),
+            },
+        }
+    }
+
     /// Replaces the params (what a rewriting middleware does).
     pub fn set(&mut self, value: Value) {
         *self = Self::from_value(value);

@@ -37,6 +37,9 @@ pub struct ServerOptions {
     /// Surface the real text of internal failures (and panics) on the wire instead of
     /// `Internal server error`. For tests only. Default false.
     pub surface_internal_errors: bool,
+    /// How long a 2025 handler waits for the client to answer an input request
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`). Default 5 minutes.
+    pub input_timeout: std::time::Duration,
 }
 
 impl Default for ServerOptions {
@@ -45,6 +48,7 @@ impl Default for ServerOptions {
             max_in_flight: 64,
             max_message_bytes: 4 * 1024 * 1024,
             surface_internal_errors: false,
+            input_timeout: std::time::Duration::from_secs(300),
         }
     }
 }
@@ -99,6 +103,7 @@ pub struct Server<S = ()> {
     pub(crate) extra_capabilities: ServerCapabilities,
     pub(crate) options: ServerOptions,
     pub(crate) param_headers: Option<ParamHeaders>,
+    pub(crate) sealer: Option<crate::request_state::Sealer>,
 }
 
 impl<S> Clone for Server<S> {
@@ -117,6 +122,7 @@ impl<S> Clone for Server<S> {
             extra_capabilities: self.extra_capabilities.clone(),
             options: self.options.clone(),
             param_headers: self.param_headers.clone(),
+            sealer: self.sealer.clone(),
         }
     }
 }
@@ -160,6 +166,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             extra_capabilities: ServerCapabilities::default(),
             options: ServerOptions::default(),
             param_headers: None,
+            sealer: None,
         };
         server.install_builtins();
         server
@@ -201,6 +208,34 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Replaces the engine's limits and switches.
     pub fn options(mut self, options: ServerOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// Seals the `requestState` of 2026 `input_required` results (the one line that turns it
+    /// on for a low-level server; [`McpServer`](crate::server::McpServer) seals by default).
+    /// Handlers keep writing and reading their state in plain text
+    /// ([`RequestContext::request_state`]); the wire carries it encrypted and bound to the
+    /// request, together with earlier rounds' answers. See [`request_state`](crate::request_state).
+    ///
+    /// ```
+    /// use mcp_core::lowlevel::Server;
+    /// use mcp_core::request_state::KeyRing;
+    ///
+    /// let mut server = Server::new("forms");
+    /// server.seal_request_state(KeyRing::random());
+    /// ```
+    pub fn seal_request_state(
+        &mut self,
+        sealer: impl Into<crate::request_state::Sealer>,
+    ) -> &mut Self {
+        self.sealer = Some(sealer.into());
+        self
+    }
+
+    /// Stops sealing `requestState` (it then travels exactly as handlers write it, and earlier
+    /// rounds' answers are not carried).
+    pub fn unsealed_request_state(&mut self) -> &mut Self {
+        self.sealer = None;
         self
     }
 

@@ -76,8 +76,17 @@ impl<S: Send + Sync + 'static> McpServer<S> {
             .prompts_list_changed(true)
             .resources_list_changed(true)
             .on_connect(move |s| opened.session_opened(s))
-            .on_close(move |s| closed.session_closed(&s));
+            .on_close(move |s| closed.session_closed(&s))
+            .seal_request_state(crate::request_state::KeyRing::random());
         Self { lowlevel, registry }
+    }
+
+    /// Seals 2026 `requestState` with these keys instead of the per-process random key that is
+    /// the default (which does not survive a restart and is not shared between replicas). Give
+    /// every replica the same ring; see [`KeyRing`](crate::request_state::KeyRing).
+    pub fn request_state_keys(mut self, sealer: impl Into<crate::request_state::Sealer>) -> Self {
+        self.lowlevel.seal_request_state(sealer);
+        self
     }
 
     /// Sets the version reported in `serverInfo`.

@@ -1,7 +1,6 @@
 //! The high-level server: tools from `#[tool]` functions (or hand-built [`ToolDef`]s), argument
 //! validation against exactly the schema `tools/list` shows, results shaped for the era.
 
-pub(crate) mod base64;
 mod completion;
 mod features;
 mod mcp_server;
@@ -15,7 +14,7 @@ mod tool_error;
 mod uri_template;
 mod validate;
 
-pub use base64::encode as base64_encode;
+pub use crate::base64::encode as base64_encode;
 pub use completion::{completer, Completer, MAX_COMPLETIONS};
 pub use features::not_found;
 pub use mcp_server::{McpServer, ServerHandle};

@@ -179,7 +179,10 @@ pub trait ProbeToolError {
 
 impl ProbeToolError for &&&Out<Probe<ToolError>> {
     fn route(self) -> Route<ToolError> {
-        |e| ErrorRoute::Tool(e.into_message())
+        |e| match e.into_protocol() {
+            Ok(carried) => mcp_error_route(carried),
+            Err(message) => ErrorRoute::Tool(message),
+        }
     }
 }
 
@@ -191,13 +194,16 @@ pub trait ProbeMcpError {
 
 impl ProbeMcpError for &&Out<Probe<McpError>> {
     fn route(self) -> Route<McpError> {
-        |e| {
-            if e.is_internal() {
-                ErrorRoute::Internal(e.message().into_owned())
-            } else {
-                ErrorRoute::Protocol(e)
-            }
-        }
+        mcp_error_route
+    }
+}
+
+/// Internal failures are logged; protocol errors and pending input requests pass through.
+fn mcp_error_route(e: McpError) -> ErrorRoute {
+    if e.is_internal() && e.as_input_required().is_none() {
+        ErrorRoute::Internal(e.message().into_owned())
+    } else {
+        ErrorRoute::Protocol(e)
     }
 }
 

@@ -215,7 +215,7 @@ impl IntoReadResult for Vec<u8> {
             crate::types::BlobResourceContents {
                 uri: uri.to_owned(),
                 mime_type: mime_type.map(str::to_owned),
-                blob: super::base64::encode(&self),
+                blob: crate::base64::encode(&self),
                 meta: None,
             },
         )))

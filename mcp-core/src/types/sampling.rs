@@ -125,3 +125,46 @@ pub struct ToolResultContent {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+impl CreateMessageRequestParams {
+    /// One user message of plain text, at most `max_tokens` tokens back; every other field
+    /// unset.
+    ///
+    /// ```
+    /// use mcp_core::types::CreateMessageRequestParams;
+    /// let p = CreateMessageRequestParams::user_text("What is the capital of France?", 100);
+    /// assert_eq!(p.max_tokens, 100);
+    /// assert_eq!(p.messages[0].content["text"], "What is the capital of France?");
+    /// ```
+    pub fn user_text(text: impl Into<String>, max_tokens: u64) -> Self {
+        Self {
+            messages: vec![SamplingMessage {
+                role: Role::User,
+                content: serde_json::json!({"type": "text", "text": text.into()}),
+                meta: None,
+            }],
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            max_tokens,
+            stop_sequences: None,
+            metadata: None,
+            tools: None,
+            tool_choice: None,
+            meta: None,
+        }
+    }
+}
+
+impl CreateMessageResult {
+    /// The text of the answer: `content.text` of a text block (or of the first text block of
+    /// an array); `None` for other content.
+    pub fn text(&self) -> Option<&str> {
+        let block = match &self.content {
+            Value::Array(blocks) => blocks.iter().find(|b| b["type"] == "text")?,
+            block => block,
+        };
+        block.get("text")?.as_str()
+    }
+}

@@ -1,0 +1,196 @@
+//! The input methods of [`RequestContext`]: one API, served per era.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::answers::{invalid_answer, Answers, Elicited};
+use super::form::ElicitForm;
+use super::questions::{Question, Questions};
+use super::round::Round;
+use crate::era::Era;
+use crate::error::{codes, McpError};
+use crate::lowlevel::RequestContext;
+use crate::request_state::digest_json;
+use crate::types::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitResult, InputRequiredResult,
+    ListRootsResult, Root,
+};
+
+impl<S: Send + Sync + 'static> RequestContext<S> {
+    /// Asks the user to fill in form `T` (its schema derived by [`form_schema`](super::form_schema)).
+    /// `key` names the question (the `inputRequests` key in 2026). See [`input`](crate::input).
+    pub async fn elicit<T: ElicitForm>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Elicited<T>, McpError> {
+        self.ask(Questions::new().elicit::<T>(key, message))
+            .await?
+            .elicited(key)
+    }
+
+    /// Asks the client's model for a completion.
+    pub async fn sample(
+        &self,
+        key: &str,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, McpError> {
+        self.ask(Questions::new().sample(key, params))
+            .await?
+            .sampled(key)
+    }
+
+    /// Asks the client for its roots.
+    pub async fn list_roots(&self, key: &str) -> Result<Vec<Root>, McpError> {
+        self.ask(Questions::new().list_roots(key)).await?.roots(key)
+    }
+
+    /// Asks several questions in one round and returns every answer (2026: one
+    /// `InputRequiredResult` holding each question not answered yet; 2025: the requests are
+    /// sent one after another). Fails with `-32021` when the client lacks a capability a
+    /// question needs, and with `-32602` when an answer does not fit its question.
+    pub async fn ask(&self, questions: Questions) -> Result<Answers, McpError> {
+        let questions = questions.checked()?;
+        self.require_capabilities(&questions)?;
+        let mut answers = BTreeMap::new();
+        match self.era() {
+            Era::Legacy => {
+                let timeout = self.info.server.server.options.input_timeout;
+                for q in &questions {
+                    let call = self.request::<_, Value>(q.method, &q.params);
+                    let answer = tokio::time::timeout(timeout, call).await.map_err(|_| {
+                        McpError::internal(format!(
+                            "the client did not answer {} within {} s",
+                            q.method,
+                            timeout.as_secs()
+                        ))
+                    })??;
+                    check_answer(q, &answer)?;
+                    answers.insert(q.key.clone(), answer);
+                }
+            }
+            Era::Modern => {
+                let empty = Round::default();
+                let round = self.info.round.get().unwrap_or(&empty);
+                let mut missing = Map::new();
+                for q in &questions {
+                    let request = q.to_input_request();
+                    match round.answer(&q.key, &digest_json(&request)) {
+                        Some(answer) => {
+                            check_answer(q, answer)?;
+                            answers.insert(q.key.clone(), answer.clone());
+                        }
+                        None => {
+                            missing.insert(q.key.clone(), request);
+                        }
+                    }
+                }
+                if !missing.is_empty() {
+                    let mut result = InputRequiredResult::new();
+                    result.input_requests = Some(missing);
+                    return Err(McpError::input_required(result));
+                }
+            }
+        }
+        Ok(Answers { map: answers })
+    }
+
+    /// True when the client declared form elicitation.
+    pub fn can_elicit(&self) -> bool {
+        match &self.client_capabilities().elicitation {
+            None => false,
+            // `{}` means form; a client that lists modes must list `form`.
+            Some(modes) => modes.is_empty() || modes.contains_key("form"),
+        }
+    }
+
+    /// True when the client declared sampling.
+    pub fn can_sample(&self) -> bool {
+        self.client_capabilities().sampling.is_some()
+    }
+
+    /// True when the client declared roots.
+    pub fn can_list_roots(&self) -> bool {
+        self.client_capabilities().roots.is_some()
+    }
+
+    /// A 2026 retry's answer under `key`, as the client sent it (or as an earlier round's
+    /// sealed state carried it). For low-level handlers that build their own
+    /// `InputRequiredResult`.
+    pub fn input_response(&self, key: &str) -> Option<&Value> {
+        Some(&self.info.round.get()?.answers.get(key)?.value)
+    }
+
+    /// The `requestState` of a 2026 retry as the handler wrote it (opened, when the server
+    /// seals states).
+    pub fn request_state(&self) -> Option<&str> {
+        self.info.round.get()?.state.as_deref()
+    }
+
+    fn require_capabilities(&self, questions: &[Question]) -> Result<(), McpError> {
+        let mut missing = Map::new();
+        for q in questions {
+            let declared = match q.capability() {
+                "elicitation" => self.can_elicit(),
+                "sampling" => self.can_sample(),
+                _ => self.can_list_roots(),
+            };
+            if !declared {
+                let needed = match q.capability() {
+                    "elicitation" => json!({"form": {}}),
+                    _ => json!({}),
+                };
+                missing.insert(q.capability().to_owned(), needed);
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = missing.keys().map(String::as_str).collect();
+        Err(McpError::new(
+            codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("Missing required client capability: {}", names.join(", ")),
+        )
+        .with_data(json!({ "requiredCapabilities": missing })))
+    }
+}
+
+/// Refuses an answer that does not fit its question (`-32602`).
+fn check_answer(q: &Question, answer: &Value) -> Result<(), McpError> {
+    match q.method {
+        "elicitation/create" => {
+            let result = ElicitResult::deserialize(answer)
+                .map_err(|e| invalid_answer(&q.key, &e.to_string()))?;
+            match result.action.as_str() {
+                "accept" => {
+                    let content = Value::Object(result.content.unwrap_or_default());
+                    check_form(q, &content)
+                }
+                "decline" | "cancel" => Ok(()),
+                other => Err(invalid_answer(
+                    &q.key,
+                    &format!("unknown action `{other}` (expected accept, decline or cancel)"),
+                )),
+            }
+        }
+        "sampling/createMessage" => CreateMessageResult::deserialize(answer)
+            .map(drop)
+            .map_err(|e| invalid_answer(&q.key, &e.to_string())),
+        _ => ListRootsResult::deserialize(answer)
+            .map(drop)
+            .map_err(|e| invalid_answer(&q.key, &e.to_string())),
+    }
+}
+
+/// Checks accepted form content against the requested schema (without the `validation`
+/// feature, only decoding into the form type checks it).
+fn check_form(q: &Question, content: &Value) -> Result<(), McpError> {
+    let Some(schema) = q.params.get("requestedSchema") else {
+        return Ok(());
+    };
+    crate::server::SchemaValidator::compile(schema)?
+        .validate(content)
+        .map_err(|reason| invalid_answer(&q.key, &reason))
+}
