@@ -560,7 +560,7 @@ async fn test_input_required_result_prompt(ctx: RequestContext) -> mcp::Result<S
 pub fn server() -> McpServer {
     let server = McpServer::new("mcp-rust-conformance").version(env!("CARGO_PKG_VERSION"));
     let handle = server.handle();
-    let mut server = server
+    server
         .tool(TestSimpleTextTool)
         .tool(TestImageContentTool)
         .tool(TestAudioContentTool)
@@ -597,13 +597,7 @@ pub fn server() -> McpServer {
         .prompt(TestPromptWithArgumentsPrompt)
         .prompt(TestPromptWithEmbeddedResourcePrompt)
         .prompt(TestPromptWithImagePrompt)
-        .prompt(TestInputRequiredResultPromptPrompt);
-    // Subscriptions by hand through the low-level table: the registry has no API for them yet.
-    server
-        .lowlevel()
-        .on_subscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
-        .on_unsubscribe_resource(|_, _| async { Ok(EmptyResult::default()) });
-    server
+        .prompt(TestInputRequiredResultPromptPrompt)
 }
 
 #[tokio::main]

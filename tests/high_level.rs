@@ -400,7 +400,7 @@ async fn a_2026_listen_stream_hears_tool_changes() {
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
         ack["params"]["notifications"],
-        json!({"toolsListChanged": true}),
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["shop://about"]}),
         "only what is honoured"
     );
     assert_eq!(

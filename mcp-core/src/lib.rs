@@ -11,6 +11,7 @@ pub mod client;
 pub mod engine;
 pub mod era;
 mod error;
+pub mod events;
 pub mod input;
 pub mod jsonrpc;
 pub mod lowlevel;

@@ -169,6 +169,12 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
             .await
     }
 
+    /// Publishes a change event to every subscriber (both eras; every replica when the bus is
+    /// shared), e.g. `Event::ResourceUpdated { uri }` after a tool changed a resource.
+    pub fn publish(&self, event: crate::events::Event) -> Result<(), McpError> {
+        self.info.server.server.events.publish(event)
+    }
+
     /// Ends this request's SSE stream now, on the 2025 HTTP transport: the request goes on, and
     /// the client reconnects with `GET` + `Last-Event-ID` to receive the rest (SSE polling).
     /// Elsewhere it does nothing.

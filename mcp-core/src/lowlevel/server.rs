@@ -104,6 +104,7 @@ pub struct Server<S = ()> {
     pub(crate) options: ServerOptions,
     pub(crate) param_headers: Option<ParamHeaders>,
     pub(crate) sealer: Option<crate::request_state::Sealer>,
+    pub(crate) events: crate::events::BusCell,
 }
 
 impl<S> Clone for Server<S> {
@@ -123,6 +124,7 @@ impl<S> Clone for Server<S> {
             options: self.options.clone(),
             param_headers: self.param_headers.clone(),
             sealer: self.sealer.clone(),
+            events: self.events.clone(),
         }
     }
 }
@@ -167,6 +169,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             options: ServerOptions::default(),
             param_headers: None,
             sealer: None,
+            events: Default::default(),
         };
         server.install_builtins();
         server
@@ -237,6 +240,20 @@ impl<S: Send + Sync + 'static> Server<S> {
     pub fn unsealed_request_state(&mut self) -> &mut Self {
         self.sealer = None;
         self
+    }
+
+    /// The bus [`RequestContext::publish`] publishes on (default: a
+    /// [`MemoryBus`](crate::events::MemoryBus) for this process). A low-level server delivers
+    /// events only where its own handlers subscribe; [`McpServer`](crate::server::McpServer)
+    /// delivers them to every session and listen stream.
+    pub fn event_bus(&mut self, bus: impl crate::events::EventBus) -> &mut Self {
+        self.events.set(Arc::new(bus));
+        self
+    }
+
+    /// The bus events are published on.
+    pub fn events(&self) -> Arc<dyn crate::events::EventBus> {
+        self.events.get()
     }
 
     /// Runs `exit` once with the lifespan state when serving stops.

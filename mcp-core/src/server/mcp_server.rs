@@ -4,16 +4,16 @@ use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::output::ErrorRoute;
 use super::prompts::{IntoPrompt, PromptDef};
-use super::registry::{remove_where, upsert, ListChange, Registry};
+use super::registry::{remove_where, upsert, Registry};
 use super::resources::{IntoResource, ResourceDef};
 use super::tool::{IntoTool, IntoTools, ToolSet};
 use crate::engine::unwind::CatchUnwind;
 use crate::era::Era;
 use crate::error::McpError;
+use crate::events::{Event, EventBus};
 use crate::lowlevel::{erase_request, RequestContext, Server};
 use crate::serve::IntoServer;
 use crate::types::*;
@@ -60,7 +60,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     }
 
     fn from_lowlevel(mut lowlevel: Server<S>) -> Self {
-        let registry = Arc::new(Registry::new());
+        let registry = Arc::new(Registry::new(lowlevel.events.clone()));
         install_tools(&mut lowlevel, &registry);
         super::features::install(&mut lowlevel, &registry);
         let reg = registry.clone();
@@ -69,8 +69,17 @@ impl<S: Send + Sync + 'static> McpServer<S> {
                 .map(|def| x_mcp_headers(&def.tool.input_schema))
                 .unwrap_or_default()
         }));
-        let (opened, closed) = (registry.clone(), registry.clone());
+        let (opened, closed) = (registry.subscribers.clone(), registry.subscribers.clone());
+        let (subscribe, unsubscribe) = (registry.subscribers.clone(), registry.subscribers.clone());
         lowlevel
+            .on_subscribe_resource(move |ctx, p| {
+                subscribe.subscribe_uri(ctx.session(), p.uri);
+                async { Ok(EmptyResult::default()) }
+            })
+            .on_unsubscribe_resource(move |ctx, p| {
+                unsubscribe.unsubscribe_uri(ctx.session(), &p.uri);
+                async { Ok(EmptyResult::default()) }
+            })
             .enable_logging()
             .tools_list_changed(true)
             .prompts_list_changed(true)
@@ -79,6 +88,14 @@ impl<S: Send + Sync + 'static> McpServer<S> {
             .on_close(move |s| closed.session_closed(&s))
             .seal_request_state(crate::request_state::KeyRing::random());
         Self { lowlevel, registry }
+    }
+
+    /// Publishes change events on `bus` (default: a [`MemoryBus`](crate::events::MemoryBus) for
+    /// this process). With a [`RedisBus`](crate::events) every replica's subscribers hear every
+    /// replica's changes.
+    pub fn event_bus(mut self, bus: impl EventBus) -> Self {
+        self.lowlevel.event_bus(bus);
+        self
     }
 
     /// Seals 2026 `requestState` with these keys instead of the per-process random key that is
@@ -204,20 +221,20 @@ impl<S: Send + Sync + 'static> ServerHandle<S> {
     /// Adds (or replaces) a tool.
     pub fn add_tool(&self, tool: impl IntoTool<S>) {
         self.registry.insert(tool.into_tool());
-        self.registry.announce(ListChange::Tools);
+        self.registry.announce(Event::ToolsChanged);
     }
 
     /// Adds (or replaces) a resource or template.
     pub fn add_resource(&self, resource: impl IntoResource<S>) {
         upsert(&self.registry.resources, resource.into_resource(), same_uri);
-        self.registry.announce(ListChange::Resources);
+        self.registry.announce(Event::ResourcesChanged);
     }
 
     /// Removes the resource or template with this URI (template); false if none.
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = remove_where(&self.registry.resources, |r| r.template.as_str() == uri);
         if removed {
-            self.registry.announce(ListChange::Resources);
+            self.registry.announce(Event::ResourcesChanged);
         }
         removed
     }
@@ -225,23 +242,42 @@ impl<S: Send + Sync + 'static> ServerHandle<S> {
     /// Adds (or replaces) a prompt.
     pub fn add_prompt(&self, prompt: impl IntoPrompt<S>) {
         upsert(&self.registry.prompts, prompt.into_prompt(), same_name);
-        self.registry.announce(ListChange::Prompts);
+        self.registry.announce(Event::PromptsChanged);
     }
 
     /// Removes the prompt with this name; false if none.
     pub fn remove_prompt(&self, name: &str) -> bool {
         let removed = remove_where(&self.registry.prompts, |p| p.prompt.name == name);
         if removed {
-            self.registry.announce(ListChange::Prompts);
+            self.registry.announce(Event::PromptsChanged);
         }
         removed
+    }
+
+    /// Publishes `event` to every subscriber of both eras (on every replica, with a shared
+    /// bus): e.g. `Event::ResourceUpdated { uri }` after a resource's contents changed, or a
+    /// list change made outside this handle. Fails only when the bus cannot take it.
+    pub fn publish(&self, event: Event) -> Result<(), McpError> {
+        self.registry.subscribers.bus.publish(event)
+    }
+
+    /// Tells subscribers that resource `uri` changed (2025 sessions that subscribed to it,
+    /// 2026 listen streams that list it).
+    pub fn resource_updated(&self, uri: impl Into<String>) -> Result<(), McpError> {
+        self.publish(Event::ResourceUpdated { uri: uri.into() })
+    }
+
+    /// Ends every open 2026 `subscriptions/listen` stream of this process gracefully: each
+    /// gets its final result (for a shutdown or a deploy; clients reconnect).
+    pub fn close_subscriptions(&self) {
+        self.registry.subscribers.close_listeners();
     }
 
     /// Removes a tool; false if none had that name (nothing is announced then).
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self.registry.remove(name);
         if removed {
-            self.registry.announce(ListChange::Tools);
+            self.registry.announce(Event::ToolsChanged);
         }
         removed
     }
@@ -296,7 +332,7 @@ fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Ar
     let reg = registry.clone();
     server.on_subscriptions_listen(move |ctx, p| {
         let reg = reg.clone();
-        async move { listen(&reg, ctx, p.notifications).await }
+        async move { super::subscriptions::listen(&reg.subscribers, ctx, p.notifications).await }
     });
 }
 
@@ -350,55 +386,4 @@ async fn call_tool<S: Send + Sync + 'static>(
         }
     }
     Ok(result)
-}
-
-async fn listen<S: Send + Sync + 'static>(
-    registry: &Registry<S>,
-    ctx: RequestContext<S>,
-    filter: SubscriptionFilter,
-) -> Result<SubscriptionsListenResult, McpError> {
-    let wants = |flag: Option<bool>| flag == Some(true);
-    let (tools, prompts, resources) = (
-        wants(filter.tools_list_changed),
-        wants(filter.prompts_list_changed),
-        wants(filter.resources_list_changed),
-    );
-    let honoured = SubscriptionFilter {
-        tools_list_changed: tools.then_some(true),
-        prompts_list_changed: prompts.then_some(true),
-        resources_list_changed: resources.then_some(true),
-        // Per-resource updates are published by the subscriptions issue's event bus.
-        resource_subscriptions: None,
-    };
-    let mut changes = registry.subscribe();
-    ctx.notify(
-        "notifications/subscriptions/acknowledged",
-        SubscriptionsAcknowledgedParams {
-            notifications: honoured,
-            meta: None,
-        },
-    )
-    .await?;
-    loop {
-        let kinds: Vec<ListChange> = match changes.recv().await {
-            Ok(change) => vec![change],
-            // Missed some changes: announce every honoured kind rather than lose one.
-            Err(RecvError::Lagged(_)) => vec![
-                ListChange::Tools,
-                ListChange::Prompts,
-                ListChange::Resources,
-            ],
-            Err(RecvError::Closed) => break,
-        };
-        for kind in kinds {
-            let method = match kind {
-                ListChange::Tools if tools => "notifications/tools/list_changed",
-                ListChange::Prompts if prompts => "notifications/prompts/list_changed",
-                ListChange::Resources if resources => "notifications/resources/list_changed",
-                _ => continue,
-            };
-            ctx.notify(method, json!({})).await?;
-        }
-    }
-    Ok(SubscriptionsListenResult::default())
 }

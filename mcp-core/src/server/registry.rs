@@ -1,29 +1,18 @@
 //! The tool registry: tools in registration order, the `tools/list` pages built once per change
-//! (one per era), the sessions and listen streams told about changes.
+//! (one per era), and the subscribers told about changes.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
 
 use super::prompts::PromptDef;
 use super::resources::ResourceDef;
+use super::subscriptions::Subscribers;
 use super::tool::ToolDef;
 use crate::era::Era;
 use crate::error::McpError;
-use crate::lowlevel::Session;
-
-/// A change a list-changed notification announces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListChange {
-    /// The tool list changed.
-    Tools,
-    /// The prompt list changed.
-    Prompts,
-    /// The resource (or template) list changed.
-    Resources,
-}
+use crate::events::{BusCell, Event};
 
 struct ToolSet<S> {
     tools: Vec<Arc<ToolDef<S>>>,
@@ -56,12 +45,11 @@ pub(crate) struct Registry<S> {
     pub(crate) resources: RwLock<Vec<Arc<ResourceDef<S>>>>,
     pub(crate) prompts: RwLock<Vec<Arc<PromptDef<S>>>>,
     pub(crate) page_size: RwLock<Option<usize>>,
-    sessions: Mutex<Vec<Session>>,
-    changes: broadcast::Sender<ListChange>,
+    pub(crate) subscribers: Arc<Subscribers>,
 }
 
 impl<S: Send + Sync + 'static> Registry<S> {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(bus: BusCell) -> Self {
         Self {
             tools: RwLock::new(ToolSet {
                 tools: Vec::new(),
@@ -72,8 +60,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
             resources: RwLock::new(Vec::new()),
             prompts: RwLock::new(Vec::new()),
             page_size: RwLock::new(None),
-            sessions: Mutex::new(Vec::new()),
-            changes: broadcast::channel(64).0,
+            subscribers: Arc::new(Subscribers::new(bus)),
         }
     }
 
@@ -149,49 +136,9 @@ impl<S: Send + Sync + 'static> Registry<S> {
         Ok(result)
     }
 
-    pub(crate) fn session_opened(&self, session: Session) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(session);
-    }
-
-    pub(crate) fn session_closed(&self, session: &Session) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|s| s != session);
-    }
-
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ListChange> {
-        self.changes.subscribe()
-    }
-
-    /// Tells every 2025 session and every 2026 listen stream that a list changed.
-    pub(crate) fn announce(&self, change: ListChange) {
-        let method = match change {
-            ListChange::Tools => "notifications/tools/list_changed",
-            ListChange::Prompts => "notifications/prompts/list_changed",
-            ListChange::Resources => "notifications/resources/list_changed",
-        };
-        let sessions: Vec<Session> = self
-            .sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .filter(|s| s.era() == Some(Era::Legacy) && !s.is_closed())
-            .cloned()
-            .collect();
-        for session in sessions {
-            if !session.try_notify(method, json!({})) {
-                tracing::warn!(
-                    session = session.id(),
-                    method,
-                    "list-changed notification not delivered"
-                );
-            }
-        }
-        let _ = self.changes.send(change);
+    /// Tells every subscriber of both eras (through the bus) that something changed.
+    pub(crate) fn announce(&self, event: Event) {
+        let _ = self.subscribers.bus.publish(event);
     }
 }
 
