@@ -63,6 +63,10 @@ impl Schema {
     }
 }
 
+#[path = "../examples/signup.rs"]
+#[allow(dead_code)]
+mod signup;
+
 /// A server with a handler for every method, which logs, reports progress, publishes list
 /// changes and (on 2025) asks the client for roots, a sample and a form.
 fn full_server() -> Server {
@@ -722,6 +726,89 @@ async fn the_high_level_server_validates_in_both_revisions() {
                 "{revision}: {answer}"
             );
         }
+        conn.close().await;
+    }
+}
+
+#[tokio::test]
+async fn input_requests_from_rust_forms_validate_in_both_revisions() {
+    // 2026: the InputRequiredResult and each elicitation it carries.
+    if let Some(schema) = Schema::load("2026-07-28") {
+        let mut conn = RawConnection::open(signup::server().unwrap())
+            .await
+            .unwrap();
+        let mut params = json!({"name": "sign_up", "arguments": {}});
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        });
+        let (_, first) = exchange(
+            &schema,
+            &mut conn,
+            request(1, "tools/call", params.clone()),
+            "InputRequiredResult",
+        )
+        .await;
+        let person = &first["result"]["inputRequests"]["person"];
+        schema.check("InputRequest", person);
+        schema.check("ElicitRequestFormParams", &person["params"]);
+        params["requestState"] = first["result"]["requestState"].clone();
+        params["inputResponses"] = json!({"person": {"action": "accept", "content": {"name": "Ada", "email": "ada@example.com"}}});
+        let (_, second) = exchange(
+            &schema,
+            &mut conn,
+            request(2, "tools/call", params.clone()),
+            "InputRequiredResult",
+        )
+        .await;
+        let plan = &second["result"]["inputRequests"]["plan"];
+        schema.check("ElicitRequestFormParams", &plan["params"]);
+        assert_eq!(
+            plan["params"]["requestedSchema"]["properties"]["plan"]["oneOf"],
+            json!([{"const": "free", "title": "Free: one project"}, {"const": "pro", "title": "Pro: unlimited projects"}])
+        );
+        params["requestState"] = second["result"]["requestState"].clone();
+        params["inputResponses"] =
+            json!({"plan": {"action": "accept", "content": {"plan": "pro", "newsletter": true}}});
+        let (_, done) = exchange(
+            &schema,
+            &mut conn,
+            request(3, "tools/call", params),
+            "CallToolResult",
+        )
+        .await;
+        assert_eq!(
+            done["result"]["content"][0]["text"],
+            "Signed up Ada <ada@example.com> for Pro, with newsletter."
+        );
+        conn.close().await;
+    }
+    // 2025: the server's elicitation/create request.
+    if let Some(schema) = Schema::load("2025-11-25") {
+        let mut conn = RawConnection::open(signup::server().unwrap())
+            .await
+            .unwrap();
+        conn.send_json(&request(
+            0,
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "c", "version": "1"}
+            }),
+        ))
+        .await
+        .unwrap();
+        conn.recv_json().await.unwrap();
+        conn.send_json(&request(
+            1,
+            "tools/call",
+            json!({"name": "sign_up", "arguments": {}}),
+        ))
+        .await
+        .unwrap();
+        let asked = conn.recv_json().await.unwrap();
+        schema.check("ElicitRequest", &asked);
         conn.close().await;
     }
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod sse;
+
 use mcp::transport::RawConnection;
 use serde_json::{json, Value};
 
