@@ -39,7 +39,12 @@ struct Peer {
 
 impl Peer {
     fn spawn(name: &str) -> Self {
+        Self::spawn_with(name, &[])
+    }
+
+    fn spawn_with(name: &str, env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(example(name))
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -295,5 +300,105 @@ async fn the_high_level_examples_serve_over_stdio_in_both_eras() {
         ))
         .await;
     assert_eq!(sum["result"]["structuredContent"], 42);
+    peer.finish().await;
+}
+
+fn sign_up(id: i64, extra: Value) -> Value {
+    let mut params = json!({"name": "sign_up", "arguments": {}});
+    if let Value::Object(extra) = extra {
+        for (k, v) in extra {
+            params[k] = v;
+        }
+    }
+    let mut msg = modern(id, "tools/call", params);
+    msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {"form": {}}});
+    msg
+}
+
+#[tokio::test]
+async fn a_multi_step_form_crosses_replicas_that_share_state_keys() {
+    let key = mcp::request_state::KeyRing::generate_key();
+    let env = [("MCP_REQUEST_STATE_KEYS", key.as_str())];
+    let mut first = Peer::spawn_with("signup", &env);
+    let r1 = first.call(sign_up(1, json!({}))).await;
+    assert_eq!(r1["result"]["resultType"], "input_required");
+    let s1 = r1["result"]["requestState"].clone();
+    first.finish().await;
+
+    // Round two on another process with the same keys.
+    let mut second = Peer::spawn_with("signup", &env);
+    let person = json!({"person": {"action": "accept", "content": {"name": "Ada", "email": "ada@example.com"}}});
+    let r2 = second
+        .call(sign_up(
+            2,
+            json!({"requestState": s1, "inputResponses": person}),
+        ))
+        .await;
+    assert_eq!(
+        r2["result"]["inputRequests"]["plan"]["params"]["message"],
+        "Which plan would you like, Ada?"
+    );
+    let s2 = r2["result"]["requestState"].clone();
+    let plan = json!({"plan": {"action": "accept", "content": {"plan": "free"}}});
+    let r3 = second
+        .call(sign_up(
+            3,
+            json!({"requestState": s2, "inputResponses": plan}),
+        ))
+        .await;
+    assert_eq!(
+        r3["result"]["content"][0]["text"],
+        "Signed up Ada <ada@example.com> for Free."
+    );
+    second.finish().await;
+
+    // A process with other keys refuses the state.
+    let mut stranger = Peer::spawn("signup");
+    let refused = stranger
+        .call(sign_up(
+            4,
+            json!({"requestState": s2, "inputResponses": plan}),
+        ))
+        .await;
+    assert_eq!(refused["error"]["code"], -32602);
+    assert_eq!(
+        refused["error"]["message"],
+        "Invalid or expired requestState"
+    );
+    stranger.finish().await;
+}
+
+#[tokio::test]
+async fn a_2025_client_answers_both_forms_over_stdio() {
+    let mut peer = Peer::spawn("signup");
+    peer.call(request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+               "clientInfo": {"name": "stdio-test", "version": "1"}}),
+    ))
+    .await;
+    peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    peer.send(&request(
+        1,
+        "tools/call",
+        json!({"name": "sign_up", "arguments": {}}),
+    ))
+    .await;
+    let ask = peer.recv().await;
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["message"], "Who is signing up?");
+    peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Bo", "email": "bo@example.com"}}}))
+        .await;
+    let ask = peer.recv().await;
+    assert_eq!(ask["params"]["message"], "Which plan would you like, Bo?");
+    peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}}))
+        .await;
+    let done = peer.recv().await;
+    assert_eq!(done["id"], 1);
+    assert_eq!(done["result"]["isError"], true);
+    assert_eq!(done["result"]["content"][0]["text"], "no plan chosen");
     peer.finish().await;
 }
