@@ -22,6 +22,7 @@ pub(crate) use handler::erase_request;
 pub use handler::BoxFuture;
 pub use middleware::{Incoming, Middleware, Next};
 pub use params::Params;
+#[cfg(feature = "http")]
 pub(crate) use params::{peek, Peeked};
 pub(crate) use server::SessionHook;
 pub use server::{ParamHeaders, Server, ServerOptions, RESERVED_INITIALIZE};

@@ -131,6 +131,7 @@ fn invalid_params(e: &serde_json::Error) -> McpError {
 
 /// What the transports look at before dispatch (the envelope, the routed name, the arguments),
 /// read in one pass over the raw params.
+#[cfg(feature = "http")]
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct Peeked {
     #[serde(rename = "_meta", default)]
@@ -144,6 +145,7 @@ pub(crate) struct Peeked {
 }
 
 /// Reads [`Peeked`] from raw params (empty when absent or not an object).
+#[cfg(feature = "http")]
 pub(crate) fn peek(raw: Option<&RawValue>) -> Peeked {
     raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
         .unwrap_or_default()

@@ -220,6 +220,7 @@ impl Session {
     }
 
     /// The session-level stream (stdio: the connection; HTTP 2025: the standalone GET stream).
+    #[cfg(feature = "http")]
     pub(crate) fn outbound_sender(&self) -> mpsc::Sender<String> {
         self.inner.outbound.clone()
     }
