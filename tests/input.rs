@@ -725,3 +725,44 @@ async fn the_client_gives_up_after_its_round_limit() {
     );
     client.close().await;
 }
+
+static FICKLE_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// Asks under one key, but the question changes on every run.
+#[tool]
+async fn fickle(ctx: RequestContext) -> mcp::Result<String> {
+    let n = FICKLE_CALLS.fetch_add(1, Ordering::SeqCst);
+    let answer = ctx.elicit::<Name>("q", &format!("Question {n}?")).await?;
+    Ok(format!("answered question {n}: {}", answer.is_accepted()))
+}
+
+#[tokio::test]
+async fn an_answer_counts_only_for_the_question_it_answers() {
+    let mut conn = RawConnection::open(McpServer::new("fickle").tool(FickleTool))
+        .await
+        .unwrap();
+    let r1 = roundtrip(&mut conn, &call(1, "fickle", json!({}), json!({}))).await;
+    let state = r1["result"]["requestState"].clone();
+    assert_eq!(
+        r1["result"]["inputRequests"]["q"]["params"]["message"],
+        "Question 0?"
+    );
+    // The answer was for "Question 0?"; the handler now asks "Question 1?" under the same key.
+    let answer = json!({"q": {"action": "accept", "content": {"name": "x"}}});
+    let r2 = roundtrip(
+        &mut conn,
+        &call(
+            2,
+            "fickle",
+            json!({}),
+            json!({"requestState": state, "inputResponses": answer}),
+        ),
+    )
+    .await;
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    assert_eq!(
+        r2["result"]["inputRequests"]["q"]["params"]["message"],
+        "Question 1?"
+    );
+    conn.close().await;
+}
