@@ -204,7 +204,15 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
     };
     match env.jsonrpc.0.as_deref().map(RawValue::get) {
         Some("\"2.0\"") => {}
-        _ => return Err(invalid(id, "Invalid request: jsonrpc must be \"2.0\"")),
+        _ => {
+            // A message with a method and no id is a notification, even a malformed one: it is
+            // never answered.
+            let notification = id.is_none() && env.method.0.is_some();
+            return Err(DecodeError {
+                notification,
+                ..invalid(id, "Invalid request: jsonrpc must be \"2.0\"")
+            });
+        }
     }
 
     if let Some(raw_method) = env.method.0 {

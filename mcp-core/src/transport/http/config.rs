@@ -14,6 +14,8 @@ pub struct HttpConfig {
     pub allowed_origins: Vec<String>,
     /// Largest request body; larger ones get 413. Default 4 MiB.
     pub max_body_bytes: usize,
+    /// Longest time a client may take to send a request body; slower ones get 408. Default 30 s.
+    pub body_timeout: Duration,
     /// Longest time one request may run before it is cancelled. Default 300 s.
     pub request_timeout: Duration,
     /// A 2025 session unused this long is ended (later requests get 404). Default 30 min.
@@ -40,6 +42,7 @@ impl Default for HttpConfig {
             allowed_hosts: loopback(),
             allowed_origins: loopback(),
             max_body_bytes: 4 * 1024 * 1024,
+            body_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(300),
             session_idle_timeout: Duration::from_secs(30 * 60),
             session_queue: 256,

@@ -67,6 +67,7 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
     /// The endpoint as an axum router serving `path`.
     pub fn router_at(&self, path: &str) -> Router {
         let limit = self.shared.config.max_body_bytes;
+        // The body is read (bounded in size and time) by the endpoint itself.
         Router::new()
             .route(path, any(endpoint::<S>))
             .layer(DefaultBodyLimit::max(limit))
@@ -145,11 +146,15 @@ async fn endpoint<S: Send + Sync + 'static>(
     State(shared): State<Arc<legacy::Shared<S>>>,
     method: Method,
     headers: HeaderMap,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Response {
     if let Some(refused) = guard::check(&shared.config, &headers) {
         return refused;
     }
+    let body = match read_body(&shared.config, body).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
     let session_id = headers::get(&headers, "mcp-session-id").map(str::to_owned);
     match method {
         Method::GET => match session_id {
@@ -171,6 +176,13 @@ async fn endpoint<S: Send + Sync + 'static>(
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
                 return response::json(StatusCode::UNSUPPORTED_MEDIA_TYPE, line);
             }
+            if !accepts_answers(&headers) {
+                let e = McpError::invalid_request(
+                    "Not Acceptable: accept application/json and text/event-stream",
+                );
+                let line = jsonrpc::encode_error(None, &e.to_wire(false));
+                return response::json(StatusCode::NOT_ACCEPTABLE, line);
+            }
             let message = match jsonrpc::decode(&body) {
                 Ok(message) => message,
                 Err(e) => {
@@ -178,6 +190,14 @@ async fn endpoint<S: Send + Sync + 'static>(
                     return response::json(StatusCode::BAD_REQUEST, line);
                 }
             };
+            if session_id.is_none() && matches!(message, Message::Response { .. }) {
+                let e = McpError::invalid_request(
+                    "Invalid request: a response answers a server request of a 2025 session \
+                     (send Mcp-Session-Id); the 2026-07-28 wire has no server-to-client requests",
+                );
+                let line = jsonrpc::encode_error(None, &e.to_wire(false));
+                return response::json(StatusCode::BAD_REQUEST, line);
+            }
             let stateless = session_id
                 .is_none()
                 .then(|| stateless_peek(&headers, &message));
@@ -188,6 +208,45 @@ async fn endpoint<S: Send + Sync + 'static>(
             }
         }
         _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+    }
+}
+
+/// False when the request has an `Accept` header that takes neither JSON nor SSE (no header
+/// means anything is acceptable, as in HTTP).
+fn accepts_answers(headers: &HeaderMap) -> bool {
+    let Some(accept) = headers::get(headers, "accept") else {
+        return true;
+    };
+    accept.split(',').any(|range| {
+        let media = range.split(';').next().unwrap_or("").trim();
+        matches!(
+            media.to_ascii_lowercase().as_str(),
+            "application/json" | "text/event-stream" | "*/*" | "application/*" | "text/*"
+        )
+    })
+}
+
+/// Reads the whole body within `body_timeout` and `max_body_bytes` (408 and 413 otherwise,
+/// with a JSON-RPC error the client can read).
+async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes, Response> {
+    let limit = config.max_body_bytes;
+    let refuse = |status: StatusCode, message: String| {
+        let line = jsonrpc::encode_error(None, &McpError::invalid_request(message).to_wire(false));
+        response::json(status, line)
+    };
+    match tokio::time::timeout(config.body_timeout, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(_)) => Err(refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Request body too large: the limit is {limit} bytes"),
+        )),
+        Err(_) => Err(refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "Request body not received within {} s",
+                config.body_timeout.as_secs()
+            ),
+        )),
     }
 }
 

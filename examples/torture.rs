@@ -1,0 +1,66 @@
+//! A server with tools that misbehave, for robustness tests (`tests/bad_input.rs`) and floods:
+//! `add` (validated), `echo`, `panic` (panics with a message and a file path), `hang` (never
+//! returns), `huge` (an 8 MiB result).
+//!
+//! Run: `cargo run --example torture` (stdio) or `cargo run --example torture -- --http 127.0.0.1:0`.
+
+use mcp::prelude::*;
+
+/// Adds two integers.
+#[tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Echoes the text.
+#[tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Panics, leaking nothing: the wire shows a generic error.
+#[tool]
+async fn panic() -> String {
+    let secret = std::path::Path::new("/srv/app/src/secret.rs");
+    panic!(
+        "boom in {}: {}",
+        secret.display(),
+        std::any::type_name::<McpServer>()
+    );
+}
+
+/// Never returns (until cancelled).
+#[tool]
+async fn hang() -> String {
+    std::future::pending::<()>().await;
+    unreachable!("pending never completes")
+}
+
+/// Returns 8 MiB of text.
+#[tool]
+async fn huge() -> String {
+    "x".repeat(8 * 1024 * 1024)
+}
+
+pub fn server() -> McpServer {
+    McpServer::new("torture")
+        .tool(AddTool)
+        .tool(EchoTool)
+        .tool(PanicTool)
+        .tool(HangTool)
+        .tool(HugeTool)
+}
+
+#[tokio::main]
+async fn main() -> mcp::Result<()> {
+    let mut args = std::env::args().skip(1);
+    if args.next().as_deref() == Some("--http") {
+        let addr = args.next().unwrap_or_else(|| "127.0.0.1:0".into());
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        println!("http://{}/mcp", listener.local_addr()?);
+        let config = mcp::transport::HttpConfig::default();
+        return mcp::transport::serve_http_on(server(), listener, config, std::future::pending())
+            .await;
+    }
+    server().serve_stdio().await
+}
