@@ -12,6 +12,8 @@ pub mod engine;
 pub mod era;
 mod error;
 pub mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod input;
 pub mod jsonrpc;
 pub mod lowlevel;

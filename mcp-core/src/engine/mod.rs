@@ -75,6 +75,47 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
         self.server.instructions.as_deref()
     }
 
+    /// Serves one message without a transport, as a 2026 stateless request is served: decode,
+    /// era, middleware, handler, stamping, encode. Returns the response line (`None` for a
+    /// notification or a response); notifications the handler sends are dropped. For embedding
+    /// and for measuring the engine alone.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use mcp_core::engine::RunningServer;
+    /// use mcp_core::lowlevel::Server;
+    ///
+    /// let server = RunningServer::start(Server::new("x")).await.unwrap();
+    /// let line = server.handle_message(br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#).await;
+    /// assert!(line.unwrap().contains("supportedVersions"));
+    /// # });
+    /// ```
+    pub async fn handle_message(self: &Arc<Self>, bytes: &[u8]) -> Option<String> {
+        let (sink, _dropped) = tokio::sync::mpsc::channel(1);
+        let session = crate::lowlevel::Session::new("embedded", sink.clone());
+        let origin = |session| dispatch::Origin {
+            server: self,
+            session,
+            sink: &sink,
+            surface_internal: self.server.options.surface_internal_errors,
+        };
+        match crate::jsonrpc::decode(bytes) {
+            Ok(crate::jsonrpc::Message::Request { id, method, params }) => {
+                Some(dispatch::handle_request(origin(&session), id, method, params).await)
+            }
+            Ok(crate::jsonrpc::Message::Notification { method, params }) => {
+                dispatch::handle_notification(origin(&session), method, params).await;
+                None
+            }
+            Ok(crate::jsonrpc::Message::Response { .. }) => None,
+            Err(e) if e.notification => None,
+            Err(e) => Some(crate::jsonrpc::encode_error(
+                e.id.as_ref(),
+                &e.error.to_wire(false),
+            )),
+        }
+    }
+
     pub(crate) fn middleware(&self) -> &Arc<[Arc<dyn Middleware<S>>]> {
         &self.middleware
     }

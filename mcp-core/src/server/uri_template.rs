@@ -5,7 +5,7 @@
 //! `{#var}` (fragment). Variables are percent-decoded. A value that could walk out of its place
 //! (`..` segments, a leading `/`, a backslash, a NUL) is refused.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// The most end positions tried for one variable.
 const MAX_CANDIDATES: usize = 64;
@@ -118,7 +118,8 @@ impl UriTemplate {
     /// unsafe).
     pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         let mut vars = BTreeMap::new();
-        if match_parts(&self.parts, uri, &mut vars) {
+        let mut failed = HashSet::new();
+        if match_parts(&self.parts, uri, &mut vars, &mut failed) {
             Some(vars)
         } else {
             None
@@ -126,14 +127,41 @@ impl UriTemplate {
     }
 }
 
-fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>) -> bool {
+/// Matches `parts` against `input`. `failed` remembers the (parts left, input left) states
+/// already known not to match, so a template with many variables stays polynomial on a
+/// hostile URI instead of trying every combination of boundaries.
+fn match_parts(
+    parts: &[Part],
+    input: &str,
+    vars: &mut BTreeMap<String, String>,
+    failed: &mut HashSet<(usize, usize)>,
+) -> bool {
+    let state = (parts.len(), input.len());
+    if failed.contains(&state) {
+        return false;
+    }
+    let matched = match_first(parts, input, vars, failed);
+    if !matched {
+        failed.insert(state);
+    }
+    matched
+}
+
+fn match_first(
+    parts: &[Part],
+    input: &str,
+    vars: &mut BTreeMap<String, String>,
+    failed: &mut HashSet<(usize, usize)>,
+) -> bool {
+    #[cfg(test)]
+    tests::STEPS.with(|s| s.set(s.get() + 1));
     let Some((first, rest)) = parts.split_first() else {
         return input.is_empty();
     };
     match first {
         Part::Literal(lit) => input
             .strip_prefix(lit.as_str())
-            .is_some_and(|tail| match_parts(rest, tail, vars)),
+            .is_some_and(|tail| match_parts(rest, tail, vars, failed)),
         Part::Query(names) => {
             if !rest.is_empty() {
                 return false;
@@ -204,7 +232,7 @@ fn match_parts(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>)
                 }
                 let mut attempt = vars.clone();
                 attempt.insert(name.clone(), value);
-                if match_parts(rest, &input[end..], &mut attempt) {
+                if match_parts(rest, &input[end..], &mut attempt, failed) {
                     *vars = attempt;
                     return true;
                 }
@@ -242,6 +270,27 @@ fn decode(raw: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    thread_local! {
+        /// Match steps taken on this thread (work, not time).
+        pub(super) static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn many_variables_against_a_hostile_uri_take_polynomial_work() {
+        // Found by fuzzing: adjacent variables used to try every combination of boundaries.
+        let t = UriTemplate::parse("x://{a}.{b}.{c}.{d}.{e}.{f}{g}{h}!").unwrap();
+        let uri = format!("x://{}", "a.".repeat(200));
+        STEPS.with(|s| s.set(0));
+        assert_eq!(t.matches(&uri), None);
+        let steps = STEPS.with(|s| s.get());
+        assert!(steps < 200_000, "{steps} steps");
+        let ok = UriTemplate::parse("x://{a}.{b}/{c}").unwrap();
+        let vars = ok.matches("x://1.2/3").unwrap();
+        assert_eq!(vars["a"], "1");
+        assert_eq!(vars["b"], "2");
+        assert_eq!(vars["c"], "3");
+    }
+
     use super::*;
 
     #[test]

@@ -1,7 +1,7 @@
 //! Transports: bytes in, bytes out; nothing else.
 
 #[cfg(feature = "http")]
-mod http;
+pub(crate) mod http;
 pub(crate) mod lines;
 mod memory;
 mod stdio;

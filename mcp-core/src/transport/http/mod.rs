@@ -9,10 +9,10 @@
 mod config;
 mod events;
 mod guard;
-mod headers;
+pub(crate) mod headers;
 mod legacy;
 mod response;
-mod stateless;
+pub(crate) mod stateless;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

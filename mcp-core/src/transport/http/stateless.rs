@@ -41,7 +41,7 @@ fn named_target(method: &str, peeked: &Peeked) -> Option<String> {
 }
 
 /// The checks of the 2026 transport, in the order the spec gives them.
-fn validate<S: Send + Sync + 'static>(
+pub(crate) fn validate<S: Send + Sync + 'static>(
     server: &RunningServer<S>,
     headers: &HeaderMap,
     method: &str,

@@ -1,0 +1,73 @@
+//! In-process cost of the engine, criterion-style (warm-up, then many samples of many
+//! iterations; median and p99 of the per-iteration time):
+//!
+//! - one validated `tools/call` through `RunningServer::handle_message` (decode, era and
+//!   `_meta` checks, argument validation against the schema, dispatch, stamping, encode);
+//! - `tools/list` of a server with 100 tools (served from the prebuilt page).
+//!
+//! Run: `cargo bench --manifest-path bench/Cargo.toml --bench engine` (prints JSON lines).
+
+use std::time::{Duration, Instant};
+
+use mcp::engine::RunningServer;
+use mcp::prelude::*;
+use mcp::server::ToolDef;
+use serde_json::json;
+
+/// Add two numbers.
+#[tool]
+async fn add(a: i64, b: i64) -> String {
+    a.wrapping_add(b).to_string()
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn measure(name: &str, runtime: &tokio::runtime::Runtime, server: &std::sync::Arc<RunningServer<()>>, line: &[u8], check: &str) {
+    let once = runtime.block_on(server.handle_message(line)).expect("an answer");
+    assert!(once.contains(check), "{name}: {once}");
+    let iterations = 2_000;
+    let mut samples: Vec<Duration> = Vec::new();
+    let warm_until = Instant::now() + Duration::from_secs(1);
+    let end = warm_until + Duration::from_secs(4);
+    runtime.block_on(async {
+        while Instant::now() < end {
+            let t = Instant::now();
+            for _ in 0..iterations {
+                std::hint::black_box(server.handle_message(std::hint::black_box(line)).await);
+            }
+            if t >= warm_until {
+                samples.push(t.elapsed() / iterations);
+            }
+        }
+    });
+    samples.sort();
+    let at = |p: f64| samples[((samples.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e6;
+    println!(
+        "{}",
+        json!({"bench": name, "samples": samples.len(), "iterations_per_sample": iterations,
+               "median_us": at(0.5), "p99_us": at(0.99)})
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+
+    let one = runtime
+        .block_on(RunningServer::start(McpServer::new("adder").tool(AddTool).into_server()))
+        .unwrap();
+    let call = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"add","arguments":{{"a":2,"b":3}},{META}}}}}"#);
+    measure("validated tools/call", &runtime, &one, call.as_bytes(), r#""text":"5""#);
+
+    let mut hundred = McpServer::new("hundred");
+    for i in 0..100 {
+        let schema = json!({"type": "object", "properties": {"q": {"type": "string", "description": "Words to look for."}, "limit": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["q"]});
+        let def = ToolDef::from_schema(format!("tool_{i:03}"), schema, |_, _| async {
+            Ok(CallToolResult::text("ok"))
+        })
+        .unwrap();
+        hundred = hundred.tool(def);
+    }
+    let hundred = runtime.block_on(RunningServer::start(hundred.into_server())).unwrap();
+    let list = format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{{{META}}}}}"#);
+    measure("tools/list, 100 tools", &runtime, &hundred, list.as_bytes(), "tool_099");
+}

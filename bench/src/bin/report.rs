@@ -1,0 +1,64 @@
+//! Turns the driver's JSON lines into `results.json` (for the chart) and prints the table of
+//! BENCHMARKS.md with the ratios the targets are stated in.
+//!
+//! `report <results.jsonl> <results.json>`
+
+use serde_json::Value;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let input = args.next().unwrap_or_else(|| "results/results.jsonl".into());
+    let output = args.next().unwrap_or_else(|| "results/results.json".into());
+    let rows: Vec<Value> = std::fs::read_to_string(&input)?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    std::fs::write(&output, serde_json::to_string_pretty(&rows)?)?;
+    let get = |imp: &str, scenario: &str, key: &str| {
+        rows.iter()
+            .find(|r| r["impl"] == imp && r["scenario"] == scenario)
+            .and_then(|r| r["figures"][key].as_f64())
+    };
+    let fmt = |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
+    println!("| scenario | implementation | calls/s | median µs | p99 µs | server CPU µs/call | peak RSS MiB |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    for r in &rows {
+        let f = &r["figures"];
+        let rss = f["peak_rss_kib"].as_f64().map(|k| k / 1024.0);
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r["scenario"].as_str().unwrap_or(""),
+            r["impl"].as_str().unwrap_or(""),
+            fmt(f["rate"].as_f64(), 0),
+            fmt(f["median_us"].as_f64(), 1),
+            fmt(f["p99_us"].as_f64(), 1),
+            fmt(f["cpu_us_per_call"].as_f64(), 2),
+            fmt(rss, 1),
+        );
+    }
+    let ours = "mcp (this SDK)";
+    let limit = "limit (raw loop / bare hyper)";
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),
+        _ => "-".into(),
+    };
+    println!();
+    println!("| target | measured |");
+    println!("| --- | --- |");
+    for (scenario, what, goal) in [
+        ("stdio-pipelined", "stdio pipelined vs raw loop", ">= 0.75x"),
+        ("stdio-sequential", "stdio sequential vs raw loop", ">= 0.75x"),
+        ("http-32", "HTTP 32 connections vs bare hyper", ">= 0.85x"),
+    ] {
+        println!(
+            "| {what} {goal} | {} |",
+            ratio(get(ours, scenario, "rate"), get(limit, scenario, "rate"))
+        );
+    }
+    println!(
+        "| HTTP 32 connections vs rmcp >= 1.5x | {} |",
+        ratio(get(ours, "http-32", "rate"), get("rmcp", "http-32", "rate"))
+    );
+    Ok(())
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Reproduces the table of BENCHMARKS.md on this machine, in one run:
+#
+#   - builds (release) the same one-tool server `add(a, b)` with this SDK, with rmcp 3 (the
+#     official Rust SDK), as a hand-written std + serde_json stdio loop, and as a bare hyper
+#     HTTP server (bench/, its own workspace: the SDK's builds never compile rmcp);
+#   - drives each with bench/src/bin/driver.rs: the server pinned to CPU 0, the driver to CPU 1
+#     (taskset), stdio sequential and pipelined (64 in flight), HTTP keep-alive at 1 and 32
+#     connections, a 100,000-call stdio flood; server CPU and peak RSS from /proc;
+#   - runs the in-process engine benches (bench/benches/engine.rs);
+#   - times clean and incremental builds of the one-tool example with each SDK
+#     (skip with BUILD_TIMES=0);
+#   - prints the markdown table and writes bench/results/results.json and BENCHMARKS.svg.
+#
+# Usage: scripts/bench.sh            (about 10 minutes on 2 cores, build times included)
+#        SECONDS_PER_HTTP_RUN=5 BUILD_TIMES=0 scripts/bench.sh
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo/bench"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target/bench}"
+http_seconds="${SECONDS_PER_HTTP_RUN:-5}"
+mkdir -p results
+out="results/results.jsonl"
+: >"$out"
+
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(uname -r)"
+echo "== building (release)"
+cargo build --release --bins -q
+bin="$CARGO_TARGET_DIR/release"
+rmcp_version="$(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')"
+echo "   rmcp $rmcp_version"
+
+pin() { if command -v taskset >/dev/null; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
+
+record() { # impl scenario figures-json
+  printf '{"impl":"%s","scenario":"%s","figures":%s}\n' "$1" "$2" "$3" >>"$out"
+  echo "   $1 / $2: $3"
+}
+
+OURS="mcp (this SDK)"
+RMCP="rmcp"
+LIMIT="limit (raw loop / bare hyper)"
+
+echo "== stdio"
+for mode in sequential pipelined flood; do
+  record "$OURS" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" legacy -- "$bin/ours-stdio")"
+  record "$RMCP" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" legacy -- "$bin/rmcp-stdio")"
+  record "$LIMIT" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" legacy -- "$bin/raw-stdio")"
+  record "$OURS, 2026 wire" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" modern -- "$bin/ours-stdio")"
+done
+
+http_run() { # impl label server-args... ; mode comes from $mode
+  local impl="$1" cmd=("${@:2}") log pid url
+  log="$(mktemp)"
+  pin 0 "${cmd[@]}" >"$log" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 1 100); do [ -s "$log" ] && break; sleep 0.05; done
+  url="$(head -n 1 "$log")"
+  for conns in 1 32; do
+    record "$impl" "http-$conns$suffix" "$(pin 1 "$bin/driver" http "$url" "$conns" "$http_seconds" "$mode" "$pid")"
+  done
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -f "$log"
+}
+
+echo "== HTTP"
+suffix=""
+mode=modern  http_run "$OURS" "$bin/ours-http" 0
+mode=session http_run "$RMCP" "$bin/rmcp-http" 0
+mode=plain   http_run "$LIMIT" "$bin/hyper-http" 0
+suffix="-session"
+mode=session http_run "$OURS, 2025 session" "$bin/ours-http" 0
+suffix="-stateless"
+mode=plain   http_run "$RMCP, stateless JSON" "$bin/rmcp-http" --stateless 0
+
+echo "== in-process engine"
+cargo bench -q --bench engine 2>/dev/null | while read -r line; do
+  name="$(echo "$line" | sed -n 's/.*"bench":"\([^"]*\)".*/\1/p')"
+  record "$OURS" "in-process: $name" "$line"
+done
+
+if [ "${BUILD_TIMES:-1}" != 0 ]; then
+  echo "== build time of the one-tool example (dev profile, clean then after touching main.rs)"
+  for which in ours rmcp; do
+    dir="$repo/bench/buildtime/$which"
+    target="$(mktemp -d)"
+    start=$(date +%s.%N)
+    (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build -q)
+    clean=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%.1f", a - b }')
+    touch "$dir/src/main.rs"
+    start=$(date +%s.%N)
+    (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build -q)
+    incremental=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%.1f", a - b }')
+    rm -rf "$target"
+    impl="$OURS"; [ "$which" = rmcp ] && impl="$RMCP"
+    record "$impl" "build" "{\"clean_s\":$clean,\"incremental_s\":$incremental}"
+  done
+fi
+
+echo "== table"
+"$bin/report" "$out" results/results.json
+"$bin/chart" results/results.json "$repo/BENCHMARKS.svg"
