@@ -326,6 +326,16 @@ fn push_line(buf: &mut Vec<u8>, line: &str) {
     }
 }
 
+/// Moves queued lines into `buf`, up to the batch size.
+fn drain(rx: &mut mpsc::Receiver<String>, buf: &mut Vec<u8>) {
+    while buf.len() < WRITE_BATCH {
+        match rx.try_recv() {
+            Ok(line) => push_line(buf, &line),
+            Err(_) => break,
+        }
+    }
+}
+
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut rx: mpsc::Receiver<String>,
     mut writer: W,
@@ -347,11 +357,12 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             return writer.shutdown().await;
         };
         push_line(&mut buf, &line);
-        while buf.len() < WRITE_BATCH {
-            match rx.try_recv() {
-                Ok(line) => push_line(&mut buf, &line),
-                Err(_) => break,
-            }
+        drain(&mut rx, &mut buf);
+        if buf.len() < WRITE_BATCH && rx.len() == 0 {
+            // Let handlers that are about to answer run first, then write their answers in
+            // the same system call (a yield costs far less than a write).
+            tokio::task::yield_now().await;
+            drain(&mut rx, &mut buf);
         }
         writer.write_all(&buf).await?;
         writer.flush().await?;

@@ -23,8 +23,16 @@ pub async fn serve_stdio(server: impl IntoServer) -> Result<(), McpError> {
     };
     let result = match pipes() {
         // Pipes (how an MCP client runs a server): read and written by the runtime itself,
-        // without a blocking thread per read and write.
-        Some((input, output)) => serve_lines(running.clone(), input, output, config).await,
+        // without a blocking thread per read and write. The connection runs as a task, so on a
+        // multi-thread runtime its reader, handlers and writer share a worker's local queue
+        // instead of waking a worker for every request from the `block_on` thread.
+        Some((input, output)) => {
+            let connection = serve_lines(running.clone(), input, output, config);
+            match tokio::spawn(connection).await {
+                Ok(result) => result,
+                Err(e) => Err(std::io::Error::other(e)),
+            }
+        }
         // A terminal, a file or a socket: tokio's blocking stdin and stdout.
         None => {
             serve_lines(
