@@ -65,9 +65,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         super::features::install(&mut lowlevel, &registry);
         let reg = registry.clone();
         lowlevel.param_headers(Arc::new(move |tool: &str| {
-            reg.get(tool)
-                .map(|def| x_mcp_headers(&def.tool.input_schema))
-                .unwrap_or_default()
+            reg.param_headers(tool)
         }));
         let (opened, closed) = (registry.subscribers.clone(), registry.subscribers.clone());
         let (subscribe, unsubscribe) = (registry.subscribers.clone(), registry.subscribers.clone());
@@ -281,27 +279,6 @@ impl<S: Send + Sync + 'static> ServerHandle<S> {
         }
         removed
     }
-}
-
-/// The `x-mcp-header` annotations reachable through `properties` chains, with their paths.
-fn x_mcp_headers(schema: &JsonObject) -> Vec<(String, Vec<String>)> {
-    fn walk(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
-        let Some(Value::Object(props)) = schema.get("properties") else {
-            return;
-        };
-        for (name, prop) in props {
-            let Value::Object(prop) = prop else { continue };
-            path.push(name.clone());
-            if let Some(Value::String(header)) = prop.get("x-mcp-header") {
-                out.push((header.clone(), path.clone()));
-            }
-            walk(prop, path, out);
-            path.pop();
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut Vec::new(), &mut out);
-    out
 }
 
 fn same_uri<S: Send + Sync + 'static>(a: &ResourceDef<S>, b: &ResourceDef<S>) -> bool {

@@ -13,12 +13,16 @@ use super::tool::ToolDef;
 use crate::era::Era;
 use crate::error::McpError;
 use crate::events::{BusCell, Event};
+use crate::types::JsonObject;
 
 struct ToolSet<S> {
     tools: Vec<Arc<ToolDef<S>>>,
     index: HashMap<String, usize>,
     modern_page: Arc<Vec<Value>>,
     legacy_page: Arc<Vec<Value>>,
+    /// Per tool (same order): its `x-mcp-header` arguments, found once here rather than on
+    /// every call.
+    param_headers: Vec<Vec<(String, Vec<String>)>>,
 }
 
 impl<S: Send + Sync + 'static> ToolSet<S> {
@@ -28,6 +32,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             .iter()
             .enumerate()
             .map(|(i, t)| (t.tool.name.clone(), i))
+            .collect();
+        self.param_headers = self
+            .tools
+            .iter()
+            .map(|t| x_mcp_headers(&t.tool.input_schema))
             .collect();
         let encode = |tool: &crate::types::Tool| serde_json::to_value(tool).unwrap_or(Value::Null);
         self.modern_page = Arc::new(self.tools.iter().map(|t| encode(&t.tool)).collect());
@@ -56,6 +65,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
                 index: HashMap::new(),
                 modern_page: Arc::default(),
                 legacy_page: Arc::default(),
+                param_headers: Vec::new(),
             }),
             resources: RwLock::new(Vec::new()),
             prompts: RwLock::new(Vec::new()),
@@ -97,6 +107,15 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn get(&self, name: &str) -> Option<Arc<ToolDef<S>>> {
         let set = self.read();
         set.index.get(name).map(|&i| set.tools[i].clone())
+    }
+
+    /// The `x-mcp-header` arguments of tool `name` (header name, property path).
+    pub(crate) fn param_headers(&self, name: &str) -> Vec<(String, Vec<String>)> {
+        let set = self.read();
+        set.index
+            .get(name)
+            .and_then(|&i| set.param_headers.get(i).cloned())
+            .unwrap_or_default()
     }
 
     /// The names of the tools, in order.
@@ -162,4 +181,25 @@ pub(crate) fn remove_where<T>(list: &RwLock<Vec<Arc<T>>>, matches: impl Fn(&T) -
 /// A snapshot of the list.
 pub(crate) fn snapshot<T>(list: &RwLock<Vec<Arc<T>>>) -> Vec<Arc<T>> {
     list.read().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// The `x-mcp-header` annotations reachable through `properties` chains, with their paths.
+fn x_mcp_headers(schema: &JsonObject) -> Vec<(String, Vec<String>)> {
+    fn walk(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
+        let Some(Value::Object(props)) = schema.get("properties") else {
+            return;
+        };
+        for (name, prop) in props {
+            let Value::Object(prop) = prop else { continue };
+            path.push(name.clone());
+            if let Some(Value::String(header)) = prop.get("x-mcp-header") {
+                out.push((header.clone(), path.clone()));
+            }
+            walk(prop, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out);
+    out
 }

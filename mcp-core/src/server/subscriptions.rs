@@ -59,6 +59,11 @@ impl Subscribers {
     }
 
     pub(crate) fn session_opened(self: &Arc<Self>, session: Session) {
+        // Only 2025 sessions are told about changes this way (a 2026 request is a session of
+        // its own, and hears changes through subscriptions/listen).
+        if session.era() != Some(Era::Legacy) {
+            return;
+        }
         self.sessions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -67,6 +72,9 @@ impl Subscribers {
     }
 
     pub(crate) fn session_closed(&self, session: &Session) {
+        if session.era() != Some(Era::Legacy) {
+            return;
+        }
         self.sessions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
