@@ -52,7 +52,12 @@ done
 http_run() { # impl label server-args... ; mode comes from $mode
   local impl="$1" cmd=("${@:2}") log pid url
   log="$(mktemp)"
-  pin 0 "${cmd[@]}" >"$log" 2>/dev/null &
+  # taskset execs the server, so $! is the server's own PID (for /proc and for kill).
+  if command -v taskset >/dev/null; then
+    taskset -c 0 "${cmd[@]}" >"$log" 2>/dev/null &
+  else
+    "${cmd[@]}" >"$log" 2>/dev/null &
+  fi
   pid=$!
   for _ in $(seq 1 100); do [ -s "$log" ] && break; sleep 0.05; done
   url="$(head -n 1 "$log")"
@@ -67,12 +72,14 @@ http_run() { # impl label server-args... ; mode comes from $mode
 echo "== HTTP"
 suffix=""
 mode=modern  http_run "$OURS" "$bin/ours-http" 0
-mode=session http_run "$RMCP" "$bin/rmcp-http" 0
+mode=session http_run "$RMCP" "$bin/rmcp-http" --nodelay 0
 mode=plain   http_run "$LIMIT" "$bin/hyper-http" 0
 suffix="-session"
 mode=session http_run "$OURS, 2025 session" "$bin/ours-http" 0
 suffix="-stateless"
-mode=plain   http_run "$RMCP, stateless JSON" "$bin/rmcp-http" --stateless 0
+mode=plain   http_run "$RMCP, stateless JSON" "$bin/rmcp-http" --stateless --nodelay 0
+suffix="-docs"
+mode=session http_run "$RMCP, exactly as its docs serve it (no TCP_NODELAY)" "$bin/rmcp-http" 0
 
 echo "== in-process engine"
 cargo bench -q --bench engine 2>/dev/null | while read -r line; do

@@ -179,6 +179,7 @@ fn stdio(args: &[String]) -> Value {
                 })
             };
             let mut rss_while_stuck = 0;
+            let mut written_before_reading = 0;
             if flood {
                 // Read nothing until the writer is done or stuck for a while.
                 let mut last = u64::MAX;
@@ -191,6 +192,7 @@ fn stdio(args: &[String]) -> Value {
                     last = now;
                 }
                 rss_while_stuck = peak_rss_kib(pid);
+                written_before_reading = written.load(Ordering::Acquire);
             }
             let mut count = 0;
             while count < n {
@@ -213,7 +215,7 @@ fn stdio(args: &[String]) -> Value {
                 "cpu_us_per_call": cpu as f64 / n as f64,
             });
             if flood {
-                fig["written_before_reading"] = json!(written.load(Ordering::Acquire));
+                fig["written_before_reading"] = json!(written_before_reading);
                 fig["rss_kib_while_unread"] = json!(rss_while_stuck);
             }
             let peak = peak_rss_kib(pid);

@@ -53,6 +53,9 @@ impl ServerHandler for Adder {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stateless = std::env::args().any(|a| a == "--stateless");
+    // Not in rmcp's docs: without TCP_NODELAY its multi-write SSE answers meet delayed ACKs
+    // (about 40 ms per request on loopback). The bench runs both ways.
+    let nodelay = std::env::args().any(|a| a == "--nodelay");
     let port: u16 = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())
@@ -68,6 +71,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("http://{}/mcp", listener.local_addr()?);
-    axum::serve(listener, router).await?;
+    if nodelay {
+        use axum::serve::ListenerExt;
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, router).await?;
+    } else {
+        axum::serve(listener, router).await?;
+    }
     Ok(())
 }

@@ -54,13 +54,46 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
                 // 2026 result always says what it is.
                 ensure_result_type(&mut value);
             }
-            jsonrpc::encode_result(&id, &value)
+            match info.spliced.get() {
+                Some((field, raw)) => jsonrpc::encode_result(
+                    &id,
+                    &Spliced {
+                        value: &value,
+                        field,
+                        raw,
+                    },
+                ),
+                None => jsonrpc::encode_result(&id, &value),
+            }
         }
         Ok(Err(e)) => error_line(Some(&id), &info.method, &e, origin.surface_internal),
         Err(panic) => {
             let e = McpError::internal(format!("handler panicked: {panic}"));
             error_line(Some(&id), &info.method, &e, origin.surface_internal)
         }
+    }
+}
+
+/// A result object with one field written from already-encoded JSON.
+struct Spliced<'a> {
+    value: &'a Value,
+    field: &'a str,
+    raw: &'a RawValue,
+}
+
+impl serde::Serialize for Spliced<'_> {
+    fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry(self.field, self.raw)?;
+        if let Value::Object(fields) = self.value {
+            for (k, v) in fields {
+                if k != self.field {
+                    map.serialize_entry(k, v)?;
+                }
+            }
+        }
+        map.end()
     }
 }
 
@@ -188,6 +221,7 @@ fn modern_call<S>(
         server: origin.server.clone(),
         sink: origin.sink.clone(),
         round: Default::default(),
+        spliced: Default::default(),
     }
 }
 
@@ -214,6 +248,7 @@ fn session_call<S>(
         server: origin.server.clone(),
         sink: origin.sink.clone(),
         round: Default::default(),
+        spliced: Default::default(),
     }
 }
 

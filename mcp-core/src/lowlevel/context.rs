@@ -32,6 +32,8 @@ pub(crate) struct CallInfo<S> {
     pub(crate) sink: mpsc::Sender<String>,
     /// A 2026 retry's answers and state (set just before the handler runs).
     pub(crate) round: std::sync::OnceLock<crate::input::round::Round>,
+    /// A result field the handler supplied already encoded (see `RequestContext::splice`).
+    pub(crate) spliced: std::sync::OnceLock<(&'static str, Arc<serde_json::value::RawValue>)>,
 }
 
 impl<S> CallInfo<S> {
@@ -173,6 +175,19 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// shared), e.g. `Event::ResourceUpdated { uri }` after a tool changed a resource.
     pub fn publish(&self, event: crate::events::Event) -> Result<(), McpError> {
         self.info.server.server.events.publish(event)
+    }
+
+    /// Supplies result field `field` already encoded, for a large result that never changes
+    /// between calls (the high-level `tools/list`): the engine writes `raw` into the answer
+    /// instead of cloning and re-serializing a value tree. Only taken when no middleware is
+    /// installed (middleware must see the whole result); returns whether it was taken, and if
+    /// not the handler returns the field in its value as usual.
+    pub(crate) fn splice(
+        &self,
+        field: &'static str,
+        raw: Arc<serde_json::value::RawValue>,
+    ) -> bool {
+        self.info.server.middleware().is_empty() && self.info.spliced.set((field, raw)).is_ok()
     }
 
     /// Ends this request's SSE stream now, on the 2025 HTTP transport: the request goes on, and

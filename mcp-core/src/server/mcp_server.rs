@@ -64,9 +64,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         install_tools(&mut lowlevel, &registry);
         super::features::install(&mut lowlevel, &registry);
         let reg = registry.clone();
-        lowlevel.param_headers(Arc::new(move |tool: &str| {
-            reg.param_headers(tool)
-        }));
+        lowlevel.param_headers(Arc::new(move |tool: &str| reg.param_headers(tool)));
         let (opened, closed) = (registry.subscribers.clone(), registry.subscribers.clone());
         let (subscribe, unsubscribe) = (registry.subscribers.clone(), registry.subscribers.clone());
         lowlevel
@@ -294,7 +292,9 @@ fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Ar
     server.set_request_handler(
         "tools/list",
         erase_request(move |ctx: RequestContext<S>, p: PaginatedRequestParams| {
-            let page = reg.list(ctx.era(), p.cursor.as_deref());
+            let page = reg.list(ctx.era(), p.cursor.as_deref(), |raw| {
+                ctx.splice("tools", raw)
+            });
             async move { page }
         }),
     );

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::prompts::PromptDef;
@@ -20,6 +21,9 @@ struct ToolSet<S> {
     index: HashMap<String, usize>,
     modern_page: Arc<Vec<Value>>,
     legacy_page: Arc<Vec<Value>>,
+    /// The whole lists, encoded once per change (what an unpaginated `tools/list` sends).
+    modern_raw: Arc<RawValue>,
+    legacy_raw: Arc<RawValue>,
     /// Per tool (same order): its `x-mcp-header` arguments, found once here rather than on
     /// every call.
     param_headers: Vec<Vec<(String, Vec<String>)>>,
@@ -46,6 +50,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                 .map(|t| encode(&t.legacy_definition()))
                 .collect(),
         );
+        self.modern_raw = raw_array(&self.modern_page);
+        self.legacy_raw = raw_array(&self.legacy_page);
     }
 }
 
@@ -65,6 +71,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
                 index: HashMap::new(),
                 modern_page: Arc::default(),
                 legacy_page: Arc::default(),
+                modern_raw: raw_array(&[]),
+                legacy_raw: raw_array(&[]),
                 param_headers: Vec::new(),
             }),
             resources: RwLock::new(Vec::new()),
@@ -127,18 +135,31 @@ impl<S: Send + Sync + 'static> Registry<S> {
             .collect()
     }
 
-    /// One page of `tools/list` for `era`, from the prebuilt page.
-    pub(crate) fn list(&self, era: Era, cursor: Option<&str>) -> Result<Value, McpError> {
-        let page = match era {
-            Era::Modern => self.read().modern_page.clone(),
-            Era::Legacy => self.read().legacy_page.clone(),
-        };
+    /// One page of `tools/list` for `era`, from the prebuilt page. The whole list (no page
+    /// size, no cursor) is offered to `splice` already encoded; if it takes it, the result
+    /// carries no `tools` value of its own.
+    pub(crate) fn list(
+        &self,
+        era: Era,
+        cursor: Option<&str>,
+        splice: impl FnOnce(Arc<RawValue>) -> bool,
+    ) -> Result<Value, McpError> {
         let size = self
             .page_size
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .unwrap_or(usize::MAX)
             .max(1);
+        let (page, raw) = {
+            let set = self.read();
+            match era {
+                Era::Modern => (set.modern_page.clone(), set.modern_raw.clone()),
+                Era::Legacy => (set.legacy_page.clone(), set.legacy_raw.clone()),
+            }
+        };
+        if cursor.is_none() && size >= page.len() && splice(raw) {
+            return Ok(Value::Object(serde_json::Map::new()));
+        }
         let start = match cursor {
             None => 0,
             Some(c) => c
@@ -202,4 +223,12 @@ fn x_mcp_headers(schema: &JsonObject) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     walk(schema, &mut Vec::new(), &mut out);
     out
+}
+
+/// `values` encoded once as a JSON array.
+fn raw_array(values: &[Value]) -> Arc<RawValue> {
+    let text = serde_json::to_string(values).unwrap_or_else(|_| "[]".to_owned());
+    RawValue::from_string(text)
+        .map(Arc::from)
+        .unwrap_or_else(|_| unreachable!("serde_json wrote valid JSON"))
 }
