@@ -22,8 +22,16 @@ async fn add(a: i64, b: i64) -> String {
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
-fn measure(name: &str, runtime: &tokio::runtime::Runtime, server: &std::sync::Arc<RunningServer<()>>, line: &[u8], check: &str) {
-    let once = runtime.block_on(server.handle_message(line)).expect("an answer");
+fn measure(
+    name: &str,
+    runtime: &tokio::runtime::Runtime,
+    server: &std::sync::Arc<RunningServer<()>>,
+    line: &[u8],
+    check: &str,
+) {
+    let once = runtime
+        .block_on(server.handle_message(line))
+        .expect("an answer");
     assert!(once.contains(check), "{name}: {once}");
     let iterations = 2_000;
     let mut samples: Vec<Duration> = Vec::new();
@@ -50,13 +58,26 @@ fn measure(name: &str, runtime: &tokio::runtime::Runtime, server: &std::sync::Ar
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
 
     let one = runtime
-        .block_on(RunningServer::start(McpServer::new("adder").tool(AddTool).into_server()))
+        .block_on(RunningServer::start(
+            McpServer::new("adder").tool(AddTool).into_server(),
+        ))
         .unwrap();
-    let call = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"add","arguments":{{"a":2,"b":3}},{META}}}}}"#);
-    measure("validated tools/call", &runtime, &one, call.as_bytes(), r#""text":"5""#);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"add","arguments":{{"a":2,"b":3}},{META}}}}}"#
+    );
+    measure(
+        "validated tools/call",
+        &runtime,
+        &one,
+        call.as_bytes(),
+        r#""text":"5""#,
+    );
 
     let mut hundred = McpServer::new("hundred");
     for i in 0..100 {
@@ -67,7 +88,15 @@ fn main() {
         .unwrap();
         hundred = hundred.tool(def);
     }
-    let hundred = runtime.block_on(RunningServer::start(hundred.into_server())).unwrap();
+    let hundred = runtime
+        .block_on(RunningServer::start(hundred.into_server()))
+        .unwrap();
     let list = format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{{{META}}}}}"#);
-    measure("tools/list, 100 tools", &runtime, &hundred, list.as_bytes(), "tool_099");
+    measure(
+        "tools/list, 100 tools",
+        &runtime,
+        &hundred,
+        list.as_bytes(),
+        "tool_099",
+    );
 }

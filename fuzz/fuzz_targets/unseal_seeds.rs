@@ -2,7 +2,9 @@
 //! directory given as the first argument.
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "corpus/unseal".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "corpus/unseal".into());
     std::fs::create_dir_all(&dir).expect("the corpus directory");
     for (i, state) in ["", "step-1", "{\"k\":[1,2,3]}"].iter().enumerate() {
         let sealed = mcp_core::fuzzing::sample_state(state);

@@ -66,7 +66,10 @@ fn panel(
     }
     for (imp, color) in IMPLS {
         chart
-            .draw_series(std::iter::once(Rectangle::new([(0.0, 0.0), (0.0, 0.0)], color.filled())))?
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, 0.0), (0.0, 0.0)],
+                color.filled(),
+            )))?
             .label(imp)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
@@ -93,13 +96,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("http-1", "HTTP, 1 connection"),
         ("http-32", "HTTP, 32 connections"),
     ];
-    panel(&top, "Throughput (higher is better)", &results, &throughput, "rate", "calls or requests per second")?;
+    panel(
+        &top,
+        "Throughput (higher is better)",
+        &results,
+        &throughput,
+        "rate",
+        "calls or requests per second",
+    )?;
     let latency = [
         ("stdio-sequential", "stdio, 1 in flight"),
         ("http-1", "HTTP, 1 connection"),
         ("http-32", "HTTP, 32 connections"),
     ];
-    panel(&bottom, "p99 latency (lower is better)", &results, &latency, "p99_us", "microseconds")?;
+    panel(
+        &bottom,
+        "p99 latency (lower is better)",
+        &results,
+        &latency,
+        "p99_us",
+        "microseconds",
+    )?;
     root.present()?;
     eprintln!("wrote {output}");
     Ok(())

@@ -101,7 +101,12 @@ fn spawn(cmd: &[String]) -> Child {
 fn stdio(args: &[String]) -> Value {
     let mode = args[0].as_str();
     let modern = args[1] == "modern";
-    let cmd: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+    let cmd: Vec<String> = args
+        .iter()
+        .skip_while(|a| *a != "--")
+        .skip(1)
+        .cloned()
+        .collect();
     let mut child = spawn(&cmd);
     let pid = child.id();
     let mut input = child.stdin.take().expect("stdin");
@@ -162,7 +167,9 @@ fn stdio(args: &[String]) -> Value {
                 std::thread::spawn(move || {
                     let mut out = std::io::BufWriter::with_capacity(64 * 1024, input);
                     for id in 100_000..100_000 + n {
-                        while written.load(Ordering::Acquire) - answered.load(Ordering::Acquire) >= depth {
+                        while written.load(Ordering::Acquire) - answered.load(Ordering::Acquire)
+                            >= depth
+                        {
                             out.flush().unwrap();
                             std::hint::spin_loop();
                             std::thread::yield_now();
@@ -307,7 +314,11 @@ impl Conn {
             std::io::Read::read_exact(&mut self.stream, &mut body).unwrap();
             body
         };
-        assert!(status.contains(" 200") || status.contains(" 202"), "{status}: {}", String::from_utf8_lossy(&body));
+        assert!(
+            status.contains(" 200") || status.contains(" 202"),
+            "{status}: {}",
+            String::from_utf8_lossy(&body)
+        );
         let text = String::from_utf8_lossy(&body);
         serde_json::from_str(text.trim()).ok().or_else(|| {
             text.lines()

@@ -29,7 +29,10 @@ async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
         }),
         Some("tools/call") => {
             let args = &msg["params"]["arguments"];
-            let sum = args["a"].as_i64().unwrap_or(0).wrapping_add(args["b"].as_i64().unwrap_or(0));
+            let sum = args["a"]
+                .as_i64()
+                .unwrap_or(0)
+                .wrapping_add(args["b"].as_i64().unwrap_or(0));
             json!({"content": [{"type": "text", "text": sum.to_string()}], "isError": false})
         }
         _ => json!({}),
@@ -50,7 +53,10 @@ fn status(code: StatusCode) -> Response<Full<Bytes>> {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let port: u16 = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    let port: u16 = std::env::args()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("http://{}/mcp", listener.local_addr()?);
     loop {

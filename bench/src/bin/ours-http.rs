@@ -11,7 +11,10 @@ async fn add(a: i64, b: i64) -> String {
 
 #[tokio::main]
 async fn main() -> mcp::Result<()> {
-    let port: u16 = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    let port: u16 = std::env::args()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("http://{}/mcp", listener.local_addr()?);
     let server = McpServer::new("adder").tool(AddTool);

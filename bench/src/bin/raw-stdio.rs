@@ -11,8 +11,14 @@ use serde_json::{json, Value};
 fn main() -> std::io::Result<()> {
     // Plain files over duplicates of fds 0 and 1: one buffer each, and `buffer()` tells when
     // the input is drained.
-    let mut input = BufReader::with_capacity(64 * 1024, File::from(std::io::stdin().as_fd().try_clone_to_owned()?));
-    let mut output = BufWriter::with_capacity(64 * 1024, File::from(std::io::stdout().as_fd().try_clone_to_owned()?));
+    let mut input = BufReader::with_capacity(
+        64 * 1024,
+        File::from(std::io::stdin().as_fd().try_clone_to_owned()?),
+    );
+    let mut output = BufWriter::with_capacity(
+        64 * 1024,
+        File::from(std::io::stdout().as_fd().try_clone_to_owned()?),
+    );
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -33,12 +39,18 @@ fn main() -> std::io::Result<()> {
             }),
             Some("tools/call") => {
                 let args = &msg["params"]["arguments"];
-                let sum = args["a"].as_i64().unwrap_or(0).wrapping_add(args["b"].as_i64().unwrap_or(0));
+                let sum = args["a"]
+                    .as_i64()
+                    .unwrap_or(0)
+                    .wrapping_add(args["b"].as_i64().unwrap_or(0));
                 json!({"content": [{"type": "text", "text": sum.to_string()}], "isError": false})
             }
             _ => json!({}),
         };
-        serde_json::to_writer(&mut output, &json!({"jsonrpc": "2.0", "id": id, "result": result}))?;
+        serde_json::to_writer(
+            &mut output,
+            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        )?;
         output.write_all(b"\n")?;
         if input.buffer().is_empty() {
             output.flush()?;

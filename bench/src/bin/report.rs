@@ -7,7 +7,9 @@ use serde_json::Value;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let input = args.next().unwrap_or_else(|| "results/results.jsonl".into());
+    let input = args
+        .next()
+        .unwrap_or_else(|| "results/results.jsonl".into());
     let output = args.next().unwrap_or_else(|| "results/results.json".into());
     let rows: Vec<Value> = std::fs::read_to_string(&input)?
         .lines()
@@ -23,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fmt = |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
     println!("| scenario | implementation | calls/s | median µs | p99 µs | server CPU µs/call | peak RSS MiB |");
     println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-    for r in &rows {
+    for r in rows.iter().filter(|r| r["scenario"] != "build") {
         let f = &r["figures"];
         let rss = f["peak_rss_kib"].as_f64().map(|k| k / 1024.0);
         println!(
@@ -37,6 +39,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             fmt(rss, 1),
         );
     }
+    println!();
+    println!("| one-tool example, dev profile | clean build s | incremental s |");
+    println!("| --- | ---: | ---: |");
+    for r in rows.iter().filter(|r| r["scenario"] == "build") {
+        let f = &r["figures"];
+        println!(
+            "| {} | {} | {} |",
+            r["impl"].as_str().unwrap_or(""),
+            fmt(f["clean_s"].as_f64(), 1),
+            fmt(f["incremental_s"].as_f64(), 1)
+        );
+    }
     let ours = "mcp (this SDK)";
     let limit = "limit (raw loop / bare hyper)";
     let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
@@ -48,7 +62,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| --- | --- |");
     for (scenario, what, goal) in [
         ("stdio-pipelined", "stdio pipelined vs raw loop", ">= 0.75x"),
-        ("stdio-sequential", "stdio sequential vs raw loop", ">= 0.75x"),
+        (
+            "stdio-sequential",
+            "stdio sequential vs raw loop",
+            ">= 0.75x",
+        ),
         ("http-32", "HTTP 32 connections vs bare hyper", ">= 0.85x"),
     ] {
         println!(
