@@ -345,12 +345,15 @@ struct Reply {
 
 async fn http(port: u16, raw: &[u8]) -> Reply {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(raw).await.unwrap();
+    // The server may answer (413) and close before reading a huge body: a failed write is
+    // fine as long as the answer arrives.
+    let _ = stream.write_all(raw).await;
     let mut bytes = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut bytes))
+    let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut bytes))
         .await
-        .expect("an answer within 20 s")
-        .unwrap();
+        .expect("an answer within 20 s");
+    // A reset after the answer arrived (unread body) still leaves the answer in `bytes`.
+    assert!(read.is_ok() || !bytes.is_empty(), "{read:?}");
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let status = text
         .split(' ')

@@ -1074,3 +1074,37 @@ async fn a_progress_token_that_is_not_a_string_or_integer_is_ignored() {
     );
     conn.close().await;
 }
+
+#[tokio::test]
+async fn handle_message_serves_without_a_transport_even_when_the_handler_notifies() {
+    let mut server = Server::new("embedded");
+    server.on_call_tool(|ctx, _| async move {
+        // More notifications than any small channel holds: they are dropped, not waited on.
+        for i in 0..100 {
+            ctx.log(LoggingLevel::Info, format!("step {i}")).await?;
+        }
+        Ok(CallToolResult::text("done"))
+    });
+    let running = mcp::engine::RunningServer::start(server).await.unwrap();
+    let mut meta = support::modern_meta();
+    meta["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "x", "_meta": meta}});
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        running.handle_message(line.to_string().as_bytes()),
+    )
+    .await
+    .expect("answered, not stuck on a full channel")
+    .expect("a request is answered");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "done");
+    let parse_error = running.handle_message(b"{oops").await.unwrap();
+    assert!(parse_error.contains("-32700"), "{parse_error}");
+    assert_eq!(
+        running
+            .handle_message(br#"{"jsonrpc":"2.0","method":"x"}"#)
+            .await,
+        None
+    );
+}

@@ -766,3 +766,41 @@ async fn an_answer_counts_only_for_the_question_it_answers() {
     );
     conn.close().await;
 }
+
+#[tokio::test]
+async fn an_answer_sent_without_a_state_counts_for_its_round_only() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let args = json!({"greeting": "Hey"});
+    // step1 answered without any requestState: used now (step2 is asked)...
+    let step1 = json!({"step1": {"action": "accept", "content": {"name": "Ann"}}});
+    let r1 = roundtrip(
+        &mut conn,
+        &call(
+            1,
+            "two_steps",
+            args.clone(),
+            json!({"inputResponses": step1}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        r1["result"]["inputRequests"]["step2"]["params"]["message"],
+        "Colour, Ann?"
+    );
+    let state = r1["result"]["requestState"].clone();
+    // ...but not carried: it was never checked against a question, so step1 is asked again.
+    let step2 = json!({"step2": {"action": "accept", "content": {"color": "teal"}}});
+    let r2 = roundtrip(
+        &mut conn,
+        &call(
+            2,
+            "two_steps",
+            args,
+            json!({"requestState": state, "inputResponses": step2}),
+        ),
+    )
+    .await;
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    assert!(r2["result"]["inputRequests"]["step1"].is_object());
+    conn.close().await;
+}

@@ -364,26 +364,29 @@ async fn read_loop(
                 }
             }
             Ok(Message::Request { id, method, params }) => {
-                // A weak handle: the client's own sender going away is what closes the pipe.
-                let Some(out) = out.upgrade() else { continue };
                 if method == "ping" {
-                    let _ = out
-                        .send(jsonrpc::encode_result(&id, &Value::Object(Map::new())))
-                        .await;
+                    // A weak handle: the client's own sender going away closes the pipe.
+                    if let Some(out) = out.upgrade() {
+                        let line = jsonrpc::encode_result(&id, &Value::Object(Map::new()));
+                        let _ = out.send(line).await;
+                    }
                     continue;
                 }
                 let params = params
                     .and_then(|raw| serde_json::from_str(raw.get()).ok())
                     .unwrap_or(Value::Object(Map::new()));
-                let input = input.clone();
+                let (input, out) = (input.clone(), out.clone());
                 // Answered in its own task: the callback may take a while (a person typing)
-                // and responses must keep flowing meanwhile.
+                // and responses must keep flowing meanwhile. The task holds only a weak handle
+                // until it has an answer, so a pending callback never keeps `close` waiting.
                 tokio::spawn(async move {
                     let line = match input.answer(&method, params).await {
                         Ok(result) => jsonrpc::encode_result(&id, &result),
                         Err(e) => jsonrpc::encode_error(Some(&id), &e.to_wire(false)),
                     };
-                    let _ = out.send(line).await;
+                    if let Some(out) = out.upgrade() {
+                        let _ = out.send(line).await;
+                    }
                 });
             }
             Err(e) => tracing::warn!(error = %e.error, "client received an undecodable message"),

@@ -358,7 +358,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         };
         push_line(&mut buf, &line);
         drain(&mut rx, &mut buf);
-        if buf.len() < WRITE_BATCH && rx.len() == 0 {
+        if buf.len() < WRITE_BATCH && rx.is_empty() {
             // Let handlers that are about to answer run first, then write their answers in
             // the same system call (a yield costs far less than a write).
             tokio::task::yield_now().await;

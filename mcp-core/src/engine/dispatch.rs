@@ -287,7 +287,15 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
     let mut value = match handler(ctx.clone(), params).await {
         Ok(value) => value,
         Err(e) => match e.into_input_required() {
-            Ok(paused) => serde_json::to_value(paused)?,
+            Ok(paused) if pauses => serde_json::to_value(paused)?,
+            // Only tools/call, prompts/get and resources/read may pause for input.
+            Ok(_) => {
+                return Err(McpError::internal(format!(
+                    "{} asked the client for input; only tools/call, prompts/get and \
+                     resources/read may",
+                    info.method
+                )))
+            }
             Err(e) => return Err(e),
         },
     };

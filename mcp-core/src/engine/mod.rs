@@ -91,7 +91,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
     /// # });
     /// ```
     pub async fn handle_message(self: &Arc<Self>, bytes: &[u8]) -> Option<String> {
-        let (sink, _dropped) = tokio::sync::mpsc::channel(1);
+        let (sink, mut dropped) = tokio::sync::mpsc::channel(16);
         let session = crate::lowlevel::Session::new("embedded", sink.clone());
         let origin = |session| dispatch::Origin {
             server: self,
@@ -99,12 +99,28 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
             sink: &sink,
             surface_internal: self.server.options.surface_internal_errors,
         };
+        // What the handler sends on its stream is read and dropped while it runs, so a handler
+        // that reports progress never waits on a full channel.
+        let drain = async {
+            while dropped.recv().await.is_some() {}
+            std::future::pending::<()>().await;
+        };
         match crate::jsonrpc::decode(bytes) {
             Ok(crate::jsonrpc::Message::Request { id, method, params }) => {
-                Some(dispatch::handle_request(origin(&session), id, method, params).await)
+                let work = dispatch::handle_request(origin(&session), id, method, params);
+                tokio::select! {
+                    biased;
+                    line = work => Some(line),
+                    _ = drain => None,
+                }
             }
             Ok(crate::jsonrpc::Message::Notification { method, params }) => {
-                dispatch::handle_notification(origin(&session), method, params).await;
+                let work = dispatch::handle_notification(origin(&session), method, params);
+                tokio::select! {
+                    biased;
+                    _ = work => {}
+                    _ = drain => {}
+                }
                 None
             }
             Ok(crate::jsonrpc::Message::Response { .. }) => None,

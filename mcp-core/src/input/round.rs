@@ -133,11 +133,20 @@ impl Round {
             Some(Value::String(s)) => Some(s.clone()),
             _ => None,
         };
+        // Only answers known to answer their question are carried into later rounds: an
+        // answer sent without a state (so never checked against a question) counts for this
+        // round only.
+        let answers = self
+            .answers
+            .iter()
+            .filter(|(_, a)| a.question.is_some())
+            .map(|(k, a)| (k.clone(), a.clone()))
+            .collect();
         let envelope = Envelope {
             binding,
             expires: 0,
             asked,
-            answers: self.answers.clone(),
+            answers,
             state,
         };
         map.insert("requestState".into(), Value::from(sealer.seal(envelope)?));

@@ -82,15 +82,22 @@ fn length(text: &str, max: usize) -> io::Result<Option<usize>> {
 
 /// Reads a scalar frame (anything but an array) whose header line is `head`.
 async fn scalar<R: AsyncBufRead + Unpin>(r: &mut R, head: &str) -> io::Result<Frame> {
-    let (kind, rest) = head.split_at(head.len().min(1));
+    let Some(&kind) = head.as_bytes().first() else {
+        return Err(invalid("empty header"));
+    };
+    // The type byte is ASCII in every valid frame, so slicing after it is on a char boundary.
+    let rest = match kind {
+        b'+' | b'-' | b':' | b'$' => &head[1..],
+        _ => return Err(invalid("unknown frame type")),
+    };
     match kind {
-        "+" => Ok(Frame::Simple(rest.to_owned())),
-        "-" => Ok(Frame::Error(rest.to_owned())),
-        ":" => rest
+        b'+' => Ok(Frame::Simple(rest.to_owned())),
+        b'-' => Ok(Frame::Error(rest.to_owned())),
+        b':' => rest
             .parse()
             .map(Frame::Integer)
             .map_err(|_| invalid("bad integer")),
-        "$" => match length(rest, MAX_BULK)? {
+        _ => match length(rest, MAX_BULK)? {
             None => Ok(Frame::Bulk(None)),
             Some(n) => {
                 let mut data = vec![0u8; n + 2];
@@ -102,7 +109,6 @@ async fn scalar<R: AsyncBufRead + Unpin>(r: &mut R, head: &str) -> io::Result<Fr
                 Ok(Frame::Bulk(Some(data)))
             }
         },
-        _ => Err(invalid("unknown frame type")),
     }
 }
 
@@ -161,6 +167,10 @@ mod tests {
         assert!(parse(b"$999999999999\r\n").await.is_err());
         assert!(parse(b"*2\r\n*1\r\n:1\r\n").await.is_err());
         assert!(parse(b"?what\r\n").await.is_err());
+        assert!(
+            parse("\u{e9}t\r\n".as_bytes()).await.is_err(),
+            "a multi-byte first char"
+        );
         assert!(parse(b"$3\r\nabcde").await.is_err());
         assert!(parse(b"").await.is_err());
     }

@@ -236,9 +236,13 @@ async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes,
     };
     match tokio::time::timeout(config.body_timeout, axum::body::to_bytes(body, limit)).await {
         Ok(Ok(bytes)) => Ok(bytes),
-        Ok(Err(_)) => Err(refuse(
+        Ok(Err(e)) if e.to_string().contains("length limit exceeded") => Err(refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("Request body too large: the limit is {limit} bytes"),
+        )),
+        Ok(Err(_)) => Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "Request body could not be read".to_owned(),
         )),
         Err(_) => Err(refuse(
             StatusCode::REQUEST_TIMEOUT,
