@@ -29,7 +29,9 @@
 //!   retries with `inputResponses` and the echoed `requestState`, the handler runs again from the
 //!   top, and this time `elicit` returns the answer. Answers of earlier rounds travel in the
 //!   sealed `requestState` (see [`request_state`](crate::request_state)), so a handler that asks
-//!   twice in a row simply asks twice.
+//!   twice in a row simply asks twice. (A low-level server that does not seal carries no earlier
+//!   answers: there a handler asking in several rounds keeps them in its own `requestState`.)
+//!   Answers sent without a state count for their own round only.
 //!
 //! Either way a question is only sent when the client declared the capability it needs;
 //! otherwise the call fails with `-32021` and `data.requiredCapabilities`. Several questions in

@@ -24,6 +24,11 @@ const QUEUE: usize = 1024;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// The longest wait between reconnection attempts: 5 s (starting at 100 ms, doubling).
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// A quiet subscriber connection is probed with `PING` after this long, and given up as lost
+/// (half-open) after twice this long without a byte: 30 s.
+const IDLE_PROBE: Duration = Duration::from_secs(30);
+/// How long a `PUBLISH` may wait for its reply before the connection is given up: 10 s.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// An [`EventBus`] over Redis pub/sub: every process connected to the same Redis and channel
 /// receives every event any of them publishes (its own included, which is how it reaches this
@@ -31,6 +36,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// without a client library.
 ///
 /// - Two connections: one subscribed to the channel, one publishing.
+/// - A quiet subscriber connection is probed with `PING` after 30 s and replaced after 60 s
+///   without an answer; a `PUBLISH` without a reply in 10 s replaces the publisher connection.
 /// - If either drops, it reconnects with backoff (100 ms doubling to 5 s). Events published
 ///   meanwhile wait in a queue of 1024; while the subscriber was away, events from other
 ///   processes may have been missed, so on reconnection every list-changed event is delivered
@@ -261,8 +268,27 @@ impl EventBus for RedisBus {
 
 /// Forwards the channel's messages to local subscribers, reconnecting when Redis goes away.
 async fn receive(mut conn: Conn, target: Target, channel: String, local: broadcast::Sender<Event>) {
+    let mut probed = false;
     loop {
-        match resp::read(&mut conn).await {
+        let read = match tokio::time::timeout(IDLE_PROBE, resp::read(&mut conn)).await {
+            Ok(read) => {
+                probed = false;
+                read
+            }
+            Err(_) if !probed => {
+                // Quiet for a while: a PING (allowed while subscribed) must bring an answer.
+                probed = true;
+                match conn.get_mut().write_all(&resp::command(&[b"PING"])).await {
+                    Ok(()) => continue,
+                    Err(e) => Err(e),
+                }
+            }
+            Err(_) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no answer to PING: the connection is half-open",
+            )),
+        };
+        match read {
             Ok(Frame::Array(Some(items)))
                 if items.len() == 3 && items[0].bytes() == Some(b"message") =>
             {
@@ -280,6 +306,7 @@ async fn receive(mut conn: Conn, target: Target, channel: String, local: broadca
             Err(e) => {
                 tracing::warn!(error = %e, "Redis subscriber connection lost; reconnecting");
                 conn = reconnect("subscriber", || open_subscribed(&target, &channel)).await;
+                probed = false;
                 // Other processes' events may have been missed meanwhile.
                 for event in [
                     Event::ToolsChanged,
@@ -304,7 +331,18 @@ async fn send(mut conn: Conn, target: Target, channel: String, mut pending: mpsc
             }
         };
         loop {
-            match call(&mut conn, &[b"PUBLISH", channel.as_bytes(), &payload]).await {
+            let reply = tokio::time::timeout(
+                REPLY_TIMEOUT,
+                call(&mut conn, &[b"PUBLISH", channel.as_bytes(), &payload]),
+            )
+            .await
+            .unwrap_or_else(|_| {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "no reply to PUBLISH",
+                ))
+            });
+            match reply {
                 Ok(Frame::Integer(_)) => break,
                 Ok(other) => {
                     tracing::error!(reply = ?other, "Redis refused PUBLISH; event dropped");
