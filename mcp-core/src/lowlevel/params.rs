@@ -140,8 +140,9 @@ pub(crate) struct Peeked {
     pub(crate) name: Option<Value>,
     #[serde(default)]
     pub(crate) uri: Option<Value>,
+    /// Kept as text: parsed only for a tool that mirrors arguments into headers.
     #[serde(default)]
-    pub(crate) arguments: Option<Value>,
+    pub(crate) arguments: Option<Box<RawValue>>,
 }
 
 /// Reads [`Peeked`] from raw params (empty when absent or not an object).

@@ -132,11 +132,18 @@ fn check_param_headers<S: Send + Sync + 'static>(
     let Some(tool) = peeked.name.as_ref().and_then(|v| v.as_str()) else {
         return Ok(());
     };
-    let null = serde_json::Value::Null;
-    let arguments = peeked.arguments.as_ref().unwrap_or(&null);
+    let mirrored = lookup(tool);
+    if mirrored.is_empty() {
+        return Ok(());
+    }
+    let arguments: serde_json::Value = peeked
+        .arguments
+        .as_ref()
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or_default();
     let bad = |m: String| Err((StatusCode::BAD_REQUEST, mismatch(m)));
-    for (header, path) in lookup(tool) {
-        let mut value = arguments;
+    for (header, path) in mirrored {
+        let mut value = &arguments;
         for key in &path {
             value = &value[key.as_str()];
         }
