@@ -6,13 +6,14 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use support::example;
 
 #[path = "../examples/torture.rs"]
 #[allow(dead_code)]
@@ -146,25 +147,6 @@ fn message_cases() -> Vec<Case> {
 }
 
 // ---------------------------------------------------------------- stdio
-
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target dir")
-        .join("examples");
-    let path = dir.join(name);
-    if !path.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--example", name])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success());
-    }
-    path
-}
 
 struct StdioServer {
     child: Child,

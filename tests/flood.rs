@@ -4,7 +4,6 @@
 //! none lost, none twice (counts, never times). Peak memory figures go in BENCHMARKS.md.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,30 +13,15 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWrit
 use tokio::net::TcpStream;
 use tokio::process::Command;
 
+mod support;
+
+use support::example;
+
 #[path = "../examples/torture.rs"]
 #[allow(dead_code)]
 mod torture;
 
 const CALLS: usize = 100_000;
-
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target dir")
-        .join("examples");
-    let path = dir.join(name);
-    if !path.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--example", name])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success());
-    }
-    path
-}
 
 fn call_line(id: usize) -> String {
     format!(

@@ -14,7 +14,7 @@ use mcp::prelude::*;
 use mcp::request_state::{KeyRing, Sealer};
 use mcp::transport::RawConnection;
 use serde_json::{json, Value};
-use support::{handshake, request, roundtrip};
+use support::{handshake, handshake_with, request, roundtrip};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Name {
@@ -397,21 +397,7 @@ async fn a_question_the_client_cannot_answer_is_minus_32021_in_both_eras() {
 #[tokio::test]
 async fn the_2025_era_sends_the_request_on_the_stream_and_waits() {
     let mut conn = RawConnection::open(server()).await.unwrap();
-    conn.send_json(&request(
-        0,
-        "initialize",
-        json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "c", "version": "1"}
-        }),
-    ))
-    .await
-    .unwrap();
-    conn.recv_json().await.unwrap();
-    conn.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await
-        .unwrap();
+    handshake_with(&mut conn, json!({"elicitation": {}})).await;
     conn.send_json(&request(
         1,
         "tools/call",
@@ -444,18 +430,7 @@ async fn a_2025_client_that_never_answers_times_out() {
     let mut server = server();
     server.lowlevel().options_mut().input_timeout = Duration::from_millis(200);
     let mut conn = RawConnection::open(server).await.unwrap();
-    conn.send_json(&request(
-        0,
-        "initialize",
-        json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "c", "version": "1"}
-        }),
-    ))
-    .await
-    .unwrap();
-    conn.recv_json().await.unwrap();
+    handshake_with(&mut conn, json!({"elicitation": {}})).await;
     conn.send_json(&request(
         1,
         "tools/call",

@@ -788,18 +788,7 @@ async fn input_requests_from_rust_forms_validate_in_both_revisions() {
         let mut conn = RawConnection::open(signup::server().unwrap())
             .await
             .unwrap();
-        conn.send_json(&request(
-            0,
-            "initialize",
-            json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "c", "version": "1"}
-            }),
-        ))
-        .await
-        .unwrap();
-        conn.recv_json().await.unwrap();
+        handshake_with(&mut conn, json!({"elicitation": {}})).await;
         conn.send_json(&request(
             1,
             "tools/call",

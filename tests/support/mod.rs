@@ -6,6 +6,47 @@ pub mod sse;
 use mcp::transport::RawConnection;
 use serde_json::{json, Value};
 
+/// The compiled example `name` (built on demand when a test runs alone).
+pub fn example(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>")
+        .join("examples");
+    let path = dir.join(name);
+    if !path.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--example", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building example {name}");
+    }
+    path
+}
+
+/// A 2025 `initialize` declaring `capabilities`, then `notifications/initialized`; returns the
+/// initialize answer.
+pub async fn handshake_with(conn: &mut RawConnection, capabilities: Value) -> Value {
+    conn.send_json(&request(
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": capabilities,
+            "clientInfo": {"name": "c", "version": "1"}
+        }),
+    ))
+    .await
+    .unwrap();
+    let answer = conn.recv_json().await.expect("initialize answered");
+    conn.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await
+        .unwrap();
+    answer
+}
+
 /// The 2026 envelope every stateless request carries.
 pub fn modern_meta() -> Value {
     json!({

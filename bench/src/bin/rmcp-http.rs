@@ -1,54 +1,10 @@
 //! The same one-tool server with rmcp 3 over Streamable HTTP on 127.0.0.1, as its README
 //! writes it: sessions by default, `--stateless` for its stateless JSON mode. Prints its URL.
 
-use rmcp::{
-    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
-    model::*,
-    schemars, tool, tool_handler, tool_router,
-    transport::streamable_http_server::{
-        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
-    },
-    ErrorData as McpError, ServerHandler,
+use mcp_bench::rmcp_adder::Adder;
+use rmcp::transport::streamable_http_server::{
+    session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
 };
-
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-pub struct AddParams {
-    /// left operand
-    pub a: i64,
-    /// right operand
-    pub b: i64,
-}
-
-#[derive(Clone)]
-pub struct Adder {
-    tool_router: ToolRouter<Self>,
-}
-
-#[tool_router]
-impl Adder {
-    pub fn new() -> Self {
-        Self {
-            tool_router: Self::tool_router(),
-        }
-    }
-
-    #[tool(description = "Add two numbers")]
-    fn add(
-        &self,
-        Parameters(AddParams { a, b }): Parameters<AddParams>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(CallToolResult::success(vec![ContentBlock::text(
-            a.wrapping_add(b).to_string(),
-        )]))
-    }
-}
-
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for Adder {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
-    }
-}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
