@@ -29,9 +29,22 @@ async fn panic() -> String {
     );
 }
 
-/// Never returns (until cancelled).
+/// How many `hang` calls were dropped (cancelled) so far.
+pub static HANGS_DROPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a dropped `hang` call.
+struct DropCount;
+
+impl Drop for DropCount {
+    fn drop(&mut self) {
+        HANGS_DROPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Never returns (until cancelled, which `HANGS_DROPPED` counts).
 #[tool]
 async fn hang() -> String {
+    let _counted = DropCount;
     std::future::pending::<()>().await;
     unreachable!("pending never completes")
 }

@@ -533,6 +533,16 @@ async fn every_kind_of_bad_input_over_http() {
     .await
     .unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
+    let dropped_before = torture::HANGS_DROPPED.load(std::sync::atomic::Ordering::SeqCst);
     drop(hung);
     http_probe(port).await;
+    // The request was cancelled (its handler dropped), not left running forever.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while torture::HANGS_DROPPED.load(std::sync::atomic::Ordering::SeqCst) == dropped_before {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the abandoned handler still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -394,10 +394,10 @@ async fn a_question_the_client_cannot_answer_is_minus_32021_in_both_eras() {
     conn.close().await;
 }
 
-#[tokio::test]
-async fn the_2025_era_sends_the_request_on_the_stream_and_waits() {
-    let mut conn = RawConnection::open(server()).await.unwrap();
-    handshake_with(&mut conn, json!({"elicitation": {}})).await;
+/// Opens a 2025 session that declares elicitation, calls `greet` (id 1) and returns the
+/// `elicitation/create` request the server sends back.
+async fn greet_in_a_2025_session(conn: &mut RawConnection) -> Value {
+    handshake_with(conn, json!({"elicitation": {}})).await;
     conn.send_json(&request(
         1,
         "tools/call",
@@ -407,6 +407,13 @@ async fn the_2025_era_sends_the_request_on_the_stream_and_waits() {
     .unwrap();
     let asked = conn.recv_json().await.unwrap();
     assert_eq!(asked["method"], "elicitation/create");
+    asked
+}
+
+#[tokio::test]
+async fn the_2025_era_sends_the_request_on_the_stream_and_waits() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let asked = greet_in_a_2025_session(&mut conn).await;
     assert_eq!(asked["params"]["message"], "What is your name?");
     assert_eq!(
         asked["params"]["requestedSchema"]["required"],
@@ -430,16 +437,7 @@ async fn a_2025_client_that_never_answers_times_out() {
     let mut server = server();
     server.lowlevel().options_mut().input_timeout = Duration::from_millis(200);
     let mut conn = RawConnection::open(server).await.unwrap();
-    handshake_with(&mut conn, json!({"elicitation": {}})).await;
-    conn.send_json(&request(
-        1,
-        "tools/call",
-        json!({"name": "greet", "arguments": {}}),
-    ))
-    .await
-    .unwrap();
-    let asked = conn.recv_json().await.unwrap();
-    assert_eq!(asked["method"], "elicitation/create");
+    greet_in_a_2025_session(&mut conn).await;
     // No answer: the tool fails after the timeout, as a tool error the model reads.
     let done = conn.recv_json().await.unwrap();
     assert_eq!(done["id"], 1);

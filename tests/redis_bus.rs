@@ -15,7 +15,7 @@ use mcp::events::{Event, EventBus, RedisBus};
 use mcp::prelude::*;
 use serde_json::json;
 use support::modern;
-use support::sse::{modern_post, open_session, serve, session_call, SseStream};
+use support::sse::{call_tool, modern_post, open_session, serve, session_call, SseStream};
 
 /// A `redis-server` this test started (killed, by PID, when dropped).
 struct OwnRedis {
@@ -151,15 +151,8 @@ async fn a_listener_on_one_replica_hears_changes_published_on_the_other() {
     );
 
     // ...and a handler publishes a resource update (inside a 2026 request).
-    let mut call = modern_post(
-        a_port,
-        &modern(2, "tools/call", json!({"name": "restock", "arguments": {}})),
-    )
-    .await;
-    assert_eq!(
-        call.json().await["result"]["content"][0]["text"],
-        "restocked"
-    );
+    let call = call_tool(a_port, 2, "restock").await;
+    assert_eq!(call["result"]["content"][0]["text"], "restocked");
     let heard = listener.next_json().await;
     assert_eq!(heard["method"], "notifications/resources/updated");
     assert_eq!(heard["params"]["uri"], "shop://stock");

@@ -11,7 +11,7 @@ use mcp::events::Event;
 use mcp::prelude::*;
 use serde_json::{json, Value};
 use support::modern;
-use support::sse::{modern_post, open_session, serve, session_call, SseStream};
+use support::sse::{call_tool, modern_post, open_session, serve, session_call, SseStream};
 
 /// The shop's about page.
 #[resource("shop://about")]
@@ -119,15 +119,8 @@ async fn one_publish_reaches_subscribers_of_both_eras() {
     let (mut listener, _) = listen(port, json!({"resourceSubscriptions": ["shop://stock"]})).await;
 
     // A 2026 tools/call whose handler publishes.
-    let mut call = modern_post(
-        port,
-        &modern(2, "tools/call", json!({"name": "restock", "arguments": {}})),
-    )
-    .await;
-    assert_eq!(
-        call.json().await["result"]["content"][0]["text"],
-        "restocked"
-    );
+    let call = call_tool(port, 2, "restock").await;
+    assert_eq!(call["result"]["content"][0]["text"], "restocked");
 
     let heard = subscribed_stream.next_json().await;
     assert_eq!(heard["method"], "notifications/resources/updated");
@@ -148,12 +141,8 @@ async fn one_publish_reaches_subscribers_of_both_eras() {
     )
     .await;
     assert_eq!(reply["result"], json!({}));
-    let mut again = modern_post(
-        port,
-        &modern(4, "tools/call", json!({"name": "restock", "arguments": {}})),
-    )
-    .await;
-    let _ = again.json().await;
+    let again = call_tool(port, 4, "restock").await;
+    assert_eq!(again["result"]["content"][0]["text"], "restocked");
     // The 2026 listener still hears it (so the event was published), the session does not.
     assert_eq!(listener.next_json().await["params"]["uri"], "shop://stock");
     assert_eq!(

@@ -19,3 +19,27 @@ pub fn call_line(id: u64, modern: bool) -> String {
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 /// Sent after the `initialize` answer.
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// What the raw limits answer (no MCP machinery): the response to `msg`, or `None` for a
+/// notification. `initialize` and `tools/call add` get real answers, anything else `{}`.
+pub fn raw_answer(msg: &serde_json::Value, name: &str) -> Option<serde_json::Value> {
+    use serde_json::json;
+    let id = msg.get("id").filter(|id| !id.is_null())?;
+    let result = match msg["method"].as_str() {
+        Some("initialize") => json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": name, "version": "1"}
+        }),
+        Some("tools/call") => {
+            let args = &msg["params"]["arguments"];
+            let sum = args["a"]
+                .as_i64()
+                .unwrap_or(0)
+                .wrapping_add(args["b"].as_i64().unwrap_or(0));
+            json!({"content": [{"type": "text", "text": sum.to_string()}], "isError": false})
+        }
+        _ => json!({}),
+    };
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}

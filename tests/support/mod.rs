@@ -26,25 +26,10 @@ pub fn example(name: &str) -> std::path::PathBuf {
     path
 }
 
-/// A 2025 `initialize` declaring `capabilities`, then `notifications/initialized`; returns the
-/// initialize answer.
+/// The 2025 handshake (`initialize` declaring `capabilities`, then
+/// `notifications/initialized`) at the latest 2025 version; returns the initialize answer.
 pub async fn handshake_with(conn: &mut RawConnection, capabilities: Value) -> Value {
-    conn.send_json(&request(
-        0,
-        "initialize",
-        json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": capabilities,
-            "clientInfo": {"name": "c", "version": "1"}
-        }),
-    ))
-    .await
-    .unwrap();
-    let answer = conn.recv_json().await.expect("initialize answered");
-    conn.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await
-        .unwrap();
-    answer
+    initialize(conn, "2025-11-25", capabilities).await
 }
 
 /// The 2026 envelope every stateless request carries.
@@ -69,12 +54,16 @@ pub fn modern(id: i64, method: &str, mut params: Value) -> Value {
 
 /// Runs the 2025 handshake on a raw connection and returns the initialize result.
 pub async fn handshake(conn: &mut RawConnection, version: &str) -> Value {
+    initialize(conn, version, json!({"roots": {"listChanged": true}})).await
+}
+
+async fn initialize(conn: &mut RawConnection, version: &str, capabilities: Value) -> Value {
     conn.send_json(&request(
         0,
         "initialize",
         json!({
             "protocolVersion": version,
-            "capabilities": {"roots": {"listChanged": true}},
+            "capabilities": capabilities,
             "clientInfo": {"name": "legacy-client", "version": "9.9.9"}
         }),
     ))

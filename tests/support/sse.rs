@@ -179,3 +179,19 @@ pub async fn modern_post(port: u16, body: &Value) -> SseStream {
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     SseStream::open(port, "POST", &headers, &body.to_string()).await
 }
+
+/// Calls tool `name` without arguments over the 2026 wire and returns the answer's JSON.
+pub async fn call_tool(port: u16, id: i64, name: &str) -> Value {
+    let mut meta = serde_json::Map::new();
+    meta.insert(
+        "io.modelcontextprotocol/protocolVersion".into(),
+        "2026-07-28".into(),
+    );
+    meta.insert(
+        "io.modelcontextprotocol/clientCapabilities".into(),
+        serde_json::json!({}),
+    );
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": {}, "_meta": meta}});
+    modern_post(port, &body).await.json().await
+}

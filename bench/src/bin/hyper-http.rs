@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     let body = match request.into_body().collect().await {
@@ -18,27 +18,10 @@ async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
     let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
         return Ok(status(StatusCode::BAD_REQUEST));
     };
-    let Some(id) = msg.get("id").filter(|id| !id.is_null()) else {
+    let Some(answer) = mcp_bench::raw_answer(&msg, "hyper") else {
         return Ok(status(StatusCode::ACCEPTED));
     };
-    let result = match msg["method"].as_str() {
-        Some("initialize") => json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "hyper", "version": "1"}
-        }),
-        Some("tools/call") => {
-            let args = &msg["params"]["arguments"];
-            let sum = args["a"]
-                .as_i64()
-                .unwrap_or(0)
-                .wrapping_add(args["b"].as_i64().unwrap_or(0));
-            json!({"content": [{"type": "text", "text": sum.to_string()}], "isError": false})
-        }
-        _ => json!({}),
-    };
-    let text = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
-        .unwrap_or_default();
+    let text = serde_json::to_vec(&answer).unwrap_or_default();
     Ok(Response::builder()
         .header("content-type", "application/json")
         .body(Full::new(Bytes::from(text)))

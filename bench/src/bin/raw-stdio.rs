@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::os::fd::AsFd;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 fn main() -> std::io::Result<()> {
     // Plain files over duplicates of fds 0 and 1: one buffer each, and `buffer()` tells when
@@ -28,29 +28,10 @@ fn main() -> std::io::Result<()> {
         let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
             continue;
         };
-        let Some(id) = msg.get("id").filter(|id| !id.is_null()) else {
+        let Some(answer) = mcp_bench::raw_answer(&msg, "raw") else {
             continue; // a notification
         };
-        let result = match msg["method"].as_str() {
-            Some("initialize") => json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "raw", "version": "1"}
-            }),
-            Some("tools/call") => {
-                let args = &msg["params"]["arguments"];
-                let sum = args["a"]
-                    .as_i64()
-                    .unwrap_or(0)
-                    .wrapping_add(args["b"].as_i64().unwrap_or(0));
-                json!({"content": [{"type": "text", "text": sum.to_string()}], "isError": false})
-            }
-            _ => json!({}),
-        };
-        serde_json::to_writer(
-            &mut output,
-            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        )?;
+        serde_json::to_writer(&mut output, &answer)?;
         output.write_all(b"\n")?;
         if input.buffer().is_empty() {
             output.flush()?;

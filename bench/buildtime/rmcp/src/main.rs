@@ -43,8 +43,8 @@ impl Adder {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Adder {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
     }
 }
 
