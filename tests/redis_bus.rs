@@ -1,9 +1,10 @@
 //! Subscriptions that scale out: two server instances share a Redis event bus, and a listener
 //! on one hears a change published on the other, in both eras, over Streamable HTTP.
 //!
-//! Needs Redis. `.ci/run` starts `redis-server` on 127.0.0.1 and sets `MCP_TEST_REDIS_URL`;
-//! without it each test starts its own `redis-server` from `PATH`. With neither the tests fail
-//! (they never skip): `apt-get install redis-server`.
+//! Needs Redis. `.ci/run` starts `redis-server` on 127.0.0.1 and sets `MCP_TEST_REDIS_URL`
+//! and `MCP_TEST_REQUIRE_REDIS=1`; without the URL each test starts its own `redis-server` from
+//! `PATH`. With neither, the tests that need it skip with a notice (fail under
+//! `MCP_TEST_REQUIRE_REDIS=1`): `apt-get install redis-server`.
 
 mod support;
 
@@ -65,15 +66,27 @@ impl Drop for OwnRedis {
     }
 }
 
-/// The shared Redis: `MCP_TEST_REDIS_URL`, or one started for this test.
-fn redis() -> (String, Option<OwnRedis>) {
+/// The shared Redis: `MCP_TEST_REDIS_URL`, or one started for this test; `None` (the test
+/// skips) when there is neither.
+fn redis() -> Option<(String, Option<OwnRedis>)> {
     match std::env::var("MCP_TEST_REDIS_URL") {
-        Ok(url) => (url, None),
+        Ok(url) => Some((url, None)),
         Err(_) => {
+            if !have_redis_server() {
+                return None;
+            }
             let own = OwnRedis::start();
-            (own.url(), Some(own))
+            Some((own.url(), Some(own)))
         }
     }
+}
+
+fn have_redis_server() -> bool {
+    support::outside_program(
+        "redis",
+        support::runs("redis-server"),
+        "apt-get install redis-server, or set MCP_TEST_REDIS_URL",
+    )
 }
 
 /// A channel of its own per test, so tests sharing one Redis do not hear each other.
@@ -105,7 +118,7 @@ async fn replica(url: &str, channel: &str) -> McpServer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listener_on_one_replica_hears_changes_published_on_the_other() {
-    let (url, _own) = redis();
+    let Some((url, _own)) = redis() else { return };
     let channel = channel("two-replicas");
     let a = replica(&url, &channel).await;
     let a_handle = a.handle();
@@ -165,6 +178,9 @@ async fn a_listener_on_one_replica_hears_changes_published_on_the_other() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bus_survives_a_redis_restart() {
     // Its own Redis, to restart it.
+    if !have_redis_server() {
+        return;
+    }
     let own = OwnRedis::start();
     let (url, port) = (own.url(), own.port);
     let channel = channel("restart");

@@ -78,8 +78,6 @@ impl RequestId {
     }
 }
 
-/// Where the answer to a request this side sent is delivered.
-pub(crate) type ResponseWaiter = tokio::sync::oneshot::Sender<Result<Box<RawValue>, ErrorObject>>;
 
 /// The `error` member of an error response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

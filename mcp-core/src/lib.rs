@@ -17,6 +17,7 @@ pub mod fuzzing;
 pub mod input;
 pub mod jsonrpc;
 pub mod lowlevel;
+mod peer;
 pub mod request_state;
 mod serve;
 pub mod server;

@@ -26,6 +26,32 @@ pub fn example(name: &str) -> std::path::PathBuf {
     path
 }
 
+/// Whether a test may use an outside program (`redis-server`, Node and the TypeScript SDK):
+/// true when `present`; otherwise the test is skipped with a one-line notice, unless
+/// `MCP_TEST_REQUIRE_<NAME>=1` (set by `.ci/run` after installing it) makes its absence a
+/// failure.
+pub fn outside_program(name: &str, present: bool, how: &str) -> bool {
+    if present {
+        return true;
+    }
+    let var = format!("MCP_TEST_REQUIRE_{}", name.to_ascii_uppercase());
+    if std::env::var(&var).as_deref() == Ok("1") {
+        panic!("{name} is required ({var}=1) but missing: {how}");
+    }
+    eprintln!("notice: skipped, {name} is missing ({how}; {var}=1 makes this a failure)");
+    false
+}
+
+/// True when `program --version` runs.
+pub fn runs(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// The 2025 handshake (`initialize` declaring `capabilities`, then
 /// `notifications/initialized`) at the latest 2025 version; returns the initialize answer.
 pub async fn handshake_with(conn: &mut RawConnection, capabilities: Value) -> Value {

@@ -1,51 +1,98 @@
-//! [`ClientBuilder`]: era, identity, capabilities and the raise-real-errors switch.
+//! [`ClientBuilder`]: era, identity, capabilities, callbacks, handlers and timeouts.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::notify::{NotificationHandlers, ServerNotification};
+use super::transport::IntoTransport;
 use crate::client::Client;
-use crate::era::{Era, LATEST_PROTOCOL_VERSION, LEGACY_VERSIONS};
+use crate::era::{Era, LATEST_LEGACY_VERSION, LATEST_PROTOCOL_VERSION, LEGACY_VERSIONS};
 use crate::error::McpError;
-use crate::serve::IntoServer;
 use crate::types::{ClientCapabilities, Implementation};
+
+/// How long a request waits for its answer by default (60 s; progress restarts the clock).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long the `server/discover` probe of era negotiation waits before trying `initialize`
+/// (10 s).
+pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Which protocol era the client speaks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EraChoice {
+    /// Find out (default): `server/discover` first; a server that does not answer it gets
+    /// `initialize` with `2025-11-25` (the server may negotiate down to `2024-11-05`).
+    #[default]
+    Auto,
+    /// Speak exactly this version: a 2026 version puts the envelope in every request's
+    /// `_meta` (no request at connect); a 2025 or older one sends `initialize`.
+    Pinned(String),
+}
 
 /// Configures a [`Client`] before it connects.
 ///
-/// Defaults: protocol version `2026-07-28` (stateless; no handshake), client info
-/// `mcp-rust-client` with this crate's version, no capabilities, internal errors hidden, no
-/// input callbacks, at most [`DEFAULT_MAX_INPUT_ROUNDS`](super::DEFAULT_MAX_INPUT_ROUNDS)
-/// (8) rounds of `input_required` per request.
+/// Defaults: the era found by negotiation ([`EraChoice::Auto`]), client info
+/// `mcp-rust-client` with this crate's version, no capabilities beyond those the callbacks
+/// declare, a 60 s timeout per request (restarted by progress; `subscriptions/listen` has
+/// none), a 10 s `server/discover` probe, at most
+/// [`DEFAULT_MAX_INPUT_ROUNDS`](super::DEFAULT_MAX_INPUT_ROUNDS) (8) rounds of
+/// `input_required` per request, no result cache, internal errors hidden.
 #[derive(Debug, Clone)]
 pub struct ClientBuilder {
-    pub(crate) protocol_version: String,
+    pub(crate) era: EraChoice,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) client_info: Implementation,
     pub(crate) raise_exceptions: bool,
     pub(crate) input: super::input::InputHandlers,
+    pub(crate) notifications: NotificationHandlers,
     pub(crate) max_input_rounds: usize,
+    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) probe_timeout: Duration,
+    pub(crate) cache: bool,
 }
 
 impl Default for ClientBuilder {
     fn default() -> Self {
         Self {
-            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
+            era: EraChoice::Auto,
             capabilities: ClientCapabilities::default(),
             client_info: Implementation::new("mcp-rust-client", env!("CARGO_PKG_VERSION")),
             raise_exceptions: false,
             input: Default::default(),
+            notifications: Default::default(),
             max_input_rounds: super::input::DEFAULT_MAX_INPUT_ROUNDS,
+            request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            probe_timeout: DEFAULT_PROBE_TIMEOUT,
+            cache: false,
         }
     }
 }
 
 impl ClientBuilder {
-    /// The protocol version to speak. A 2025 (or older) version makes the client send
-    /// `initialize` when it connects; `2026-07-28` puts the envelope in every request's `_meta`.
+    /// Pins the protocol version instead of negotiating. A 2025 (or older) version makes the
+    /// client send `initialize` when it connects; `2026-07-28` puts the envelope in every
+    /// request's `_meta`.
     pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
-        self.protocol_version = version.into();
+        self.era = EraChoice::Pinned(version.into());
         self
     }
 
     /// Shorthand for `protocol_version("2025-11-25")`.
     pub fn legacy(self) -> Self {
-        self.protocol_version(crate::era::LATEST_LEGACY_VERSION)
+        self.protocol_version(LATEST_LEGACY_VERSION)
+    }
+
+    /// Shorthand for `protocol_version("2026-07-28")`.
+    pub fn modern(self) -> Self {
+        self.protocol_version(LATEST_PROTOCOL_VERSION)
+    }
+
+    /// Chooses the era: [`EraChoice::Auto`] (default) or a pinned version.
+    pub fn era_choice(mut self, choice: EraChoice) -> Self {
+        self.era = choice;
+        self
     }
 
     /// The capabilities the client declares.
@@ -61,7 +108,8 @@ impl ClientBuilder {
     }
 
     /// Surface the real text of the server's internal errors (and panics) instead of
-    /// `Internal server error`. For tests.
+    /// `Internal server error`. For tests of an in-memory server; other servers decide this
+    /// themselves.
     pub fn raise_exceptions(mut self, on: bool) -> Self {
         self.raise_exceptions = on;
         self
@@ -131,6 +179,57 @@ impl ClientBuilder {
         self
     }
 
+    /// Calls `f` for every notification of `method` the server sends (on any stream), in the
+    /// order they arrive. `f` runs on the connection's reader: keep it short, or hand the work
+    /// to a task. Several handlers for one method all run.
+    ///
+    /// ```
+    /// use mcp_core::client::Client;
+    ///
+    /// let builder = Client::builder()
+    ///     .on_notification("notifications/tools/list_changed", |_| println!("tools changed"));
+    /// ```
+    pub fn on_notification<F>(mut self, method: &str, f: F) -> Self
+    where
+        F: Fn(&ServerNotification) + Send + Sync + 'static,
+    {
+        self.notifications.add(Some(method), Arc::new(f));
+        self
+    }
+
+    /// Calls `f` for every notification the server sends, whatever its method.
+    pub fn on_any_notification<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&ServerNotification) + Send + Sync + 'static,
+    {
+        self.notifications.add(None, Arc::new(f));
+        self
+    }
+
+    /// Calls `f` with the URI of every `notifications/resources/updated`.
+    pub fn on_resource_updated<F>(self, f: F) -> Self
+    where
+        F: Fn(&str) + Send + Sync + 'static,
+    {
+        self.on_notification("notifications/resources/updated", move |n| {
+            if let Some(uri) = n.params.get("uri").and_then(Value::as_str) {
+                f(uri);
+            }
+        })
+    }
+
+    /// Calls `f` with every log message (`notifications/message`).
+    pub fn on_log_message<F>(self, f: F) -> Self
+    where
+        F: Fn(crate::types::LoggingMessageNotificationParams) + Send + Sync + 'static,
+    {
+        self.on_notification("notifications/message", move |n| {
+            if let Ok(params) = serde_json::from_value(n.params.clone()) {
+                f(params);
+            }
+        })
+    }
+
     /// How many rounds of `input_required` one request may take before the client gives up
     /// with an error (2026). Default 8.
     pub fn max_input_rounds(mut self, rounds: usize) -> Self {
@@ -138,17 +237,46 @@ impl ClientBuilder {
         self
     }
 
-    /// The era the configured version belongs to.
-    pub fn era(&self) -> Era {
-        if LEGACY_VERSIONS.contains(&self.protocol_version.as_str()) {
-            Era::Legacy
-        } else {
-            Era::Modern
+    /// How long a request waits for its answer (default 60 s; `None`: forever). Progress
+    /// notifications for the request restart the clock; `subscriptions/listen` never times
+    /// out. A request that times out is cancelled on the wire and fails with an error saying
+    /// so. [`RequestOptions::timeout`](super::RequestOptions::timeout) overrides it per request.
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How long era negotiation waits for `server/discover` before trying `initialize`
+    /// (default 10 s).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// Keeps the cacheable results of a 2026 server (`server/discover`, the lists,
+    /// `resources/read`) for their `ttlMs` and answers repeated requests from the cache
+    /// (default off). `private` results are kept too: a client is one authorization context.
+    /// List-changed and resource-updated notifications drop what they make stale.
+    pub fn cache_results(mut self, on: bool) -> Self {
+        self.cache = on;
+        self
+    }
+
+    /// The era of a pinned version (`None` while negotiating).
+    pub fn era(&self) -> Option<Era> {
+        match &self.era {
+            EraChoice::Auto => None,
+            EraChoice::Pinned(v) if LEGACY_VERSIONS.contains(&v.as_str()) => Some(Era::Legacy),
+            EraChoice::Pinned(_) => Some(Era::Modern),
         }
     }
 
-    /// Starts `server` in this process and connects to it.
-    pub async fn connect(self, server: impl IntoServer) -> Result<Client, McpError> {
-        Client::start(self, server).await
+    /// Connects through `transport`: a [`ChildProcess`](crate::transport::ChildProcess), an
+    /// [`HttpClientTransport`](crate::transport::HttpClientTransport), a server of this
+    /// process (`lowlevel::Server` or `McpServer`, served in memory), or any
+    /// [`Transport`](crate::transport::Transport). Negotiates the era unless one is pinned.
+    pub async fn connect(self, transport: impl IntoTransport) -> Result<Client, McpError> {
+        let surface = self.raise_exceptions;
+        Client::start(self, transport.into_transport(surface)).await
     }
 }

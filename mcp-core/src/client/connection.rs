@@ -1,157 +1,246 @@
-//! The client's connection: one writer, one reader task, pending requests matched by id.
+//! The client's connection: requests out through the transport, answers matched by id in the
+//! shared [`PendingRequests`], the server's notifications and requests routed by one reader
+//! task.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::io::{AsyncWriteExt, DuplexStream, ReadHalf};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, Notify};
 use tokio::task::JoinHandle;
 
 use super::builder::ClientBuilder;
+use super::cache::ResultCache;
+use super::input::InputHandlers;
+use super::notify::{NotificationHandlers, ServerNotification};
+use super::options::{ProgressCallback, RequestOptions};
+use super::param_headers::ParamHeaders;
 use crate::era::{Era, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
 use crate::error::McpError;
-use crate::jsonrpc::{self, Message, RequestId, ResponseWaiter};
-use crate::serve::IntoServer;
+use crate::jsonrpc::{self, Message, RequestId};
+use crate::peer::{Awaiting, PendingRequests};
 use crate::server::SchemaValidator;
-use crate::transport::lines::{Frame, LineReader};
-use crate::types::{InitializeRequestParams, InitializeResult};
+use crate::transport::{Incoming, Outgoing, OutgoingKind, Transport, Wire};
+use crate::types::{DiscoverResult, Implementation, InitializeResult, ServerCapabilities};
 
-/// Notifications kept for [`Client::next_notification`] before older ones are dropped.
+/// Notifications kept for [`Client::next_notification`] before new ones are dropped.
 const NOTIFICATION_BUFFER: usize = 4096;
+/// Messages queued for the transport before a request waits.
+const OUTGOING_CAPACITY: usize = 1024;
+/// How long [`Client::close`] waits for the transport to shut down (the stdio transport's own
+/// close sequence takes at most its close and terminate timeouts, 7 s by default).
+const CLOSE_WAIT: Duration = Duration::from_secs(30);
 
-type Pending = Arc<Mutex<HashMap<RequestId, ResponseWaiter>>>;
-
-/// A notification the server sent.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerNotification {
-    /// The method, e.g. `notifications/progress`.
-    pub method: String,
-    /// Its params (`Value::Null` when absent).
-    pub params: Value,
+/// What era negotiation settled.
+#[derive(Debug, Clone)]
+pub(crate) struct Negotiated {
+    pub(crate) era: Era,
+    pub(crate) version: Arc<str>,
+    pub(crate) initialize: Option<InitializeResult>,
+    pub(crate) discover: Option<DiscoverResult>,
 }
 
-/// An MCP client connected to an in-process server.
+/// What the reader task and the request paths share.
+pub(crate) struct Shared {
+    pub(crate) pending: Arc<PendingRequests>,
+    pub(crate) negotiated: RwLock<Negotiated>,
+    progress: Mutex<HashMap<String, (ProgressCallback, Arc<Notify>)>>,
+    handlers: NotificationHandlers,
+    input: InputHandlers,
+    cache: Option<ResultCache>,
+}
+
+/// An MCP client: connected to one server over any transport, in the era negotiated on
+/// connect.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use mcp_core::client::Client;
+/// use mcp_core::era::Era;
+/// use mcp_core::lowlevel::Server;
+///
+/// // A server of this process, reached in memory; `ChildProcess` and `HttpClientTransport`
+/// // reach others the same way.
+/// let client = Client::connect(Server::new("empty")).await.unwrap();
+/// assert_eq!(client.era(), Era::Modern);
+/// assert_eq!(client.server_info().unwrap().name, "empty");
+/// client.close().await;
+/// # });
+/// ```
 pub struct Client {
-    config: ClientBuilder,
-    out: mpsc::Sender<String>,
-    pending: Pending,
-    next_id: AtomicI64,
+    pub(crate) config: ClientBuilder,
+    out: mpsc::Sender<Outgoing>,
+    pub(crate) shared: Arc<Shared>,
+    next_token: AtomicU64,
+    carries_headers: bool,
     notifications: tokio::sync::Mutex<mpsc::Receiver<ServerNotification>>,
-    initialize: Option<InitializeResult>,
     /// Output-schema validators of the tools seen in `tools/list` (`None`: no output schema).
     pub(crate) output_schemas: Mutex<HashMap<String, Option<Arc<SchemaValidator>>>>,
+    /// `x-mcp-header` arguments of the tools seen in `tools/list`.
+    pub(crate) param_headers: Mutex<HashMap<String, ParamHeaders>>,
+    transport: JoinHandle<()>,
     reader: JoinHandle<()>,
-    writer: JoinHandle<()>,
-    server: JoinHandle<()>,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let negotiated = self.negotiated();
         f.debug_struct("Client")
-            .field("protocol_version", &self.config.protocol_version)
-            .finish()
+            .field("era", &negotiated.era)
+            .field("protocol_version", &negotiated.version)
+            .finish_non_exhaustive()
     }
 }
 
 impl Client {
-    /// Connects to `server` with the default settings (2026-07-28).
-    pub async fn connect(server: impl IntoServer) -> Result<Self, McpError> {
-        Self::builder().connect(server).await
+    /// Connects with the default settings (era negotiated) through `transport` (a server of
+    /// this process, a [`ChildProcess`](crate::transport::ChildProcess), an
+    /// [`HttpClientTransport`](crate::transport::HttpClientTransport), ...).
+    pub async fn connect(transport: impl super::IntoTransport) -> Result<Self, McpError> {
+        Self::builder().connect(transport).await
     }
 
-    /// A builder to choose the era, identity, capabilities and error switch.
+    /// A builder to choose the era, identity, capabilities, callbacks and timeouts.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
 
     pub(crate) async fn start(
         config: ClientBuilder,
-        server: impl IntoServer,
+        transport: impl Transport,
     ) -> Result<Self, McpError> {
-        let (end, server_task) =
-            crate::transport::start_memory(server, config.raise_exceptions).await?;
-        let (read_half, mut write_half) = tokio::io::split(end);
-        let (out, mut out_rx) = mpsc::channel::<String>(1024);
-        let writer = tokio::spawn(async move {
-            while let Some(line) = out_rx.recv().await {
-                let mut bytes = line.into_bytes();
-                bytes.push(b'\n');
-                if write_half.write_all(&bytes).await.is_err() {
-                    break;
-                }
-            }
-            let _ = write_half.shutdown().await;
+        let (out, outgoing) = mpsc::channel(OUTGOING_CAPACITY);
+        let (incoming_tx, incoming) = mpsc::channel(OUTGOING_CAPACITY);
+        let carries_headers = transport.carries_headers();
+        let transport = tokio::spawn(transport.run(Wire {
+            outgoing,
+            incoming: incoming_tx,
+        }));
+        let (version, era) = match &config.era {
+            super::EraChoice::Pinned(v) => (
+                Arc::from(v.as_str()),
+                config.era().unwrap_or(Era::Modern),
+            ),
+            super::EraChoice::Auto => (Arc::from(crate::era::LATEST_PROTOCOL_VERSION), Era::Modern),
+        };
+        let shared = Arc::new(Shared {
+            pending: PendingRequests::new(None),
+            negotiated: RwLock::new(Negotiated {
+                era,
+                version,
+                initialize: None,
+                discover: None,
+            }),
+            progress: Mutex::new(HashMap::new()),
+            handlers: config.notifications.clone(),
+            input: config.input.clone(),
+            cache: config.cache.then(ResultCache::default),
         });
-        let pending: Pending = Arc::default();
         let (note_tx, note_rx) = mpsc::channel(NOTIFICATION_BUFFER);
         let reader = tokio::spawn(read_loop(
-            read_half,
-            pending.clone(),
+            shared.clone(),
+            incoming,
             note_tx,
             out.downgrade(),
-            config.input.clone(),
         ));
-        let mut client = Self {
+        let client = Self {
             config,
             out,
-            pending,
-            next_id: AtomicI64::new(1),
+            shared,
+            next_token: AtomicU64::new(1),
+            carries_headers,
             notifications: tokio::sync::Mutex::new(note_rx),
-            initialize: None,
             output_schemas: Mutex::new(HashMap::new()),
+            param_headers: Mutex::new(HashMap::new()),
+            transport,
             reader,
-            writer,
-            server: server_task,
         };
-        if client.era() == Era::Legacy {
-            client.handshake().await?;
+        if let Err(e) = super::negotiate::negotiate(&client).await {
+            client.close().await;
+            return Err(e);
         }
         Ok(client)
     }
 
-    async fn handshake(&mut self) -> Result<(), McpError> {
-        let params = InitializeRequestParams {
-            protocol_version: self.config.protocol_version.clone(),
-            capabilities: self.config.capabilities.clone(),
-            client_info: self.config.client_info.clone(),
-            meta: None,
-        };
-        let result: InitializeResult = self
-            .send_request("initialize", serde_json::to_value(params)?)
-            .await
-            .and_then(|raw| Ok(serde_json::from_str(raw.get())?))?;
-        self.initialize = Some(result);
-        self.notify("notifications/initialized", Value::Null).await
+    pub(crate) fn negotiated(&self) -> Negotiated {
+        self.shared
+            .negotiated
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
-    /// The era this client speaks.
+    pub(crate) fn set_negotiated(&self, f: impl FnOnce(&mut Negotiated)) {
+        f(&mut self
+            .shared
+            .negotiated
+            .write()
+            .unwrap_or_else(|p| p.into_inner()));
+    }
+
+    /// The era this client speaks (found on connect, or pinned).
     pub fn era(&self) -> Era {
-        self.config.era()
+        self.negotiated().era
     }
 
-    /// The protocol version: the negotiated one (2025) or the configured one (2026).
-    pub fn protocol_version(&self) -> &str {
-        match &self.initialize {
-            Some(init) => &init.protocol_version,
-            None => &self.config.protocol_version,
-        }
+    /// The protocol version spoken: the one `initialize` negotiated (2025), or the one in
+    /// every request's `_meta` (2026).
+    pub fn protocol_version(&self) -> String {
+        self.negotiated().version.to_string()
     }
 
     /// The server's `initialize` answer (2025 only).
-    pub fn initialize_result(&self) -> Option<&InitializeResult> {
-        self.initialize.as_ref()
+    pub fn initialize_result(&self) -> Option<InitializeResult> {
+        self.negotiated().initialize
+    }
+
+    /// The server's `server/discover` answer (2026), from negotiation or the last
+    /// [`discover`](Self::discover).
+    pub fn discover_result(&self) -> Option<DiscoverResult> {
+        self.negotiated().discover
+    }
+
+    /// Who the server says it is: `serverInfo` of `initialize` (2025), or of the
+    /// `server/discover` result's `_meta` (2026).
+    pub fn server_info(&self) -> Option<Implementation> {
+        let negotiated = self.negotiated();
+        if let Some(init) = negotiated.initialize {
+            return Some(init.server_info);
+        }
+        let meta = negotiated.discover?.meta?;
+        serde_json::from_value(meta.get(crate::era::META_SERVER_INFO)?.clone()).ok()
+    }
+
+    /// What the server offers (`None` with a pinned 2026 version until
+    /// [`discover`](Self::discover) ran).
+    pub fn server_capabilities(&self) -> Option<ServerCapabilities> {
+        let negotiated = self.negotiated();
+        match negotiated.initialize {
+            Some(init) => Some(init.capabilities),
+            None => negotiated.discover.map(|d| d.capabilities),
+        }
+    }
+
+    /// The server's instructions for the model, if it gave any.
+    pub fn instructions(&self) -> Option<String> {
+        let negotiated = self.negotiated();
+        match negotiated.initialize {
+            Some(init) => init.instructions,
+            None => negotiated.discover.and_then(|d| d.instructions),
+        }
     }
 
     /// Sends request `method` with `params` (an object, or `Value::Null` for none) and returns
-    /// the raw result. On 2026 the client's `_meta` envelope is added to the params.
+    /// the raw result. On 2026 the client's `_meta` envelope is added to the params; an
+    /// `input_required` result is returned as it is.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
         let raw = self
-            .send_request(method, self.with_envelope(params))
+            .send(method, params, &RequestOptions::default())
             .await?;
         Ok(serde_json::from_str(raw.get())?)
     }
@@ -166,10 +255,22 @@ impl Client {
         method: &str,
         params: P,
     ) -> Result<R, McpError> {
-        let mut params = self.with_envelope(serde_json::to_value(params)?);
+        self.request_with(method, params, &RequestOptions::default())
+            .await
+    }
+
+    /// [`request_typed`](Self::request_typed) with per-request options (timeout, progress,
+    /// headers).
+    pub async fn request_with<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: P,
+        options: &RequestOptions,
+    ) -> Result<R, McpError> {
+        let mut params = serde_json::to_value(params)?;
         let mut rounds = 0;
         loop {
-            let raw = self.send_request(method, params.clone()).await?;
+            let raw = self.send(method, params.clone(), options).await?;
             if self.era() == Era::Legacy || !raw.get().contains("input_required") {
                 return Ok(serde_json::from_str(raw.get())?);
             }
@@ -188,7 +289,7 @@ impl Client {
                 Some(Value::Object(requests)) => requests.clone(),
                 _ => Map::new(),
             };
-            let responses = self.config.input.answer_all(&requests).await?;
+            let responses = self.shared.input.answer_all(&requests).await?;
             if let Value::Object(map) = &mut params {
                 map.insert("inputResponses".into(), Value::Object(responses));
                 match paused.get("requestState") {
@@ -201,12 +302,18 @@ impl Client {
 
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Value) -> Result<(), McpError> {
+        let negotiated = self.negotiated();
         let params = (!params.is_null()).then_some(&params);
-        let line = jsonrpc::encode_notification(method, params);
-        self.out
-            .send(line)
-            .await
-            .map_err(|_| McpError::internal("the connection is closed"))
+        let message = Outgoing {
+            body: jsonrpc::encode_notification(method, params),
+            kind: OutgoingKind::Notification,
+            method: Some(method.into()),
+            era: negotiated.era,
+            protocol_version: self.version_header(&negotiated),
+            name: None,
+            headers: Vec::new(),
+        };
+        self.out.send(message).await.map_err(|_| self.closed())
     }
 
     /// The next notification the server sent (waits for one; `None` once the server is gone).
@@ -224,174 +331,505 @@ impl Client {
         out
     }
 
-    /// Closes the connection and waits until the server finished its in-flight requests and
-    /// exited its lifespan.
+    /// Closes the connection: the transport shuts down the way its medium wants (stdio: close
+    /// the server's stdin, wait, terminate, kill; HTTP: `DELETE` the 2025 session; in memory:
+    /// the server finishes its in-flight requests and its lifespan) and this waits for it.
     pub async fn close(self) {
-        drop(self.out);
-        let _ = self.writer.await;
-        let _ = self.server.await;
-        let _ = self.reader.await;
-    }
-
-    fn with_envelope(&self, params: Value) -> Value {
-        if self.era() == Era::Legacy {
-            return params;
+        let Self {
+            out,
+            transport,
+            reader,
+            shared,
+            ..
+        } = self;
+        drop(out);
+        if tokio::time::timeout(CLOSE_WAIT, transport).await.is_err() {
+            tracing::warn!("the transport did not shut down in time");
         }
-        let mut map = match params {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        let meta = map
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.entry(META_PROTOCOL_VERSION)
-                .or_insert_with(|| Value::from(self.config.protocol_version.as_str()));
-            meta.entry(META_CLIENT_CAPABILITIES).or_insert_with(|| {
-                serde_json::to_value(&self.config.capabilities).unwrap_or_default()
-            });
-            meta.entry(META_CLIENT_INFO).or_insert_with(|| {
-                serde_json::to_value(&self.config.client_info).unwrap_or_default()
-            });
-        }
-        Value::Object(map)
-    }
-
-    async fn send_request(&self, method: &str, params: Value) -> Result<Box<RawValue>, McpError> {
-        self.begin(method, params).await?.raw().await
-    }
-
-    async fn begin(&self, method: &str, params: Value) -> Result<PendingRequest, McpError> {
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.clone(), tx);
-        let params = (!params.is_null()).then_some(&params);
-        let line = jsonrpc::encode_request(&id, method, params);
-        if self.out.send(line).await.is_err() {
-            return Err(McpError::internal("the connection is closed"));
-        }
-        Ok(PendingRequest { id, rx })
+        shared.pending.close("the client closed the connection");
+        let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
     }
 
     /// Sends request `method` (with the era's envelope) and returns at once; await
-    /// [`PendingRequest::response`] for the answer, or [`cancel`](Self::cancel) it.
+    /// [`PendingRequest::response`] for the answer, [`cancel`](Self::cancel) it, or drop it
+    /// (which cancels it too).
     pub async fn start_request(
         &self,
         method: &str,
         params: Value,
-    ) -> Result<PendingRequest, McpError> {
-        self.begin(method, self.with_envelope(params)).await
+    ) -> Result<PendingRequest<'_>, McpError> {
+        let (awaiting, _token) = self
+            .begin(method, params, &RequestOptions::default(), Vec::new())
+            .await?;
+        Ok(PendingRequest {
+            inflight: InFlight::new(self, awaiting, method),
+        })
     }
 
-    /// Sends `notifications/cancelled` for request `id`: the server aborts its handler and never
-    /// answers; the pending request resolves to an error.
+    /// Cancels request `id` (from [`PendingRequest::id`]): `notifications/cancelled` (on 2026
+    /// HTTP the response is closed instead); the server stops its handler and the pending
+    /// request resolves to an error.
     pub async fn cancel(&self, id: &RequestId, reason: Option<&str>) -> Result<(), McpError> {
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
+        self.shared
+            .pending
+            .fail(id, McpError::internal(format!("request {id} was cancelled")));
+        let message = self.cancel_message(id, reason);
+        self.out.send(message).await.map_err(|_| self.closed())
+    }
+
+    fn closed(&self) -> McpError {
+        McpError::internal("the connection is closed")
+    }
+
+    fn version_header(&self, negotiated: &Negotiated) -> Option<Arc<str>> {
+        // A 2025 client announces the version only once `initialize` settled it.
+        match negotiated.era {
+            Era::Legacy if negotiated.initialize.is_none() => None,
+            _ => Some(negotiated.version.clone()),
+        }
+    }
+
+    fn cancel_message(&self, id: &RequestId, reason: Option<&str>) -> Outgoing {
+        let negotiated = self.negotiated();
         let mut params = Map::new();
         params.insert("requestId".into(), id.to_value());
         if let Some(reason) = reason {
             params.insert("reason".into(), Value::from(reason));
         }
-        self.notify("notifications/cancelled", Value::Object(params))
-            .await
-    }
-}
-
-/// A request sent by [`Client::start_request`], not answered yet.
-pub struct PendingRequest {
-    id: RequestId,
-    rx: oneshot::Receiver<Result<Box<RawValue>, crate::jsonrpc::ErrorObject>>,
-}
-
-impl PendingRequest {
-    /// Its JSON-RPC id (what [`Client::cancel`] takes).
-    pub fn id(&self) -> &RequestId {
-        &self.id
-    }
-
-    async fn raw(self) -> Result<Box<RawValue>, McpError> {
-        match self.rx.await {
-            Ok(Ok(raw)) => Ok(raw),
-            Ok(Err(e)) => Err(McpError::from_wire(e)),
-            Err(_) => Err(McpError::internal(
-                "no answer: the request was cancelled or the server closed the connection",
-            )),
+        Outgoing {
+            body: jsonrpc::encode_notification(
+                "notifications/cancelled",
+                Some(&Value::Object(params)),
+            ),
+            kind: OutgoingKind::Cancel(id.clone()),
+            method: Some("notifications/cancelled".into()),
+            era: negotiated.era,
+            protocol_version: self.version_header(&negotiated),
+            name: None,
+            headers: Vec::new(),
         }
     }
 
-    /// The result (or the server's error).
+    /// One request, one answer (no input loop): from the cache when allowed, else through the
+    /// transport, with the timeout and cancellation on drop.
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+    ) -> Result<Box<RawValue>, McpError> {
+        let cache_key = match &self.shared.cache {
+            Some(cache) if self.era() == Era::Modern && params.get("inputResponses").is_none() => {
+                ResultCache::key(method, &params).map(|key| (cache, key))
+            }
+            _ => None,
+        };
+        if let Some((cache, key)) = &cache_key {
+            if let Some(raw) = cache.get(key) {
+                return Ok(raw);
+            }
+        }
+        let mut headers = Vec::new();
+        if method == "tools/call" && self.carries_headers && self.era() == Era::Modern {
+            headers = self.mirrored_headers(&params).await;
+        }
+        let (awaiting, token) = self.begin(method, params, options, headers).await?;
+        let timeout = match options.timeout {
+            Some(timeout) => timeout,
+            None if method == "subscriptions/listen" => None,
+            None => self.config.request_timeout,
+        };
+        let reset = token.as_ref().and_then(|t| self.progress_reset(t));
+        let inflight = InFlight::new(self, awaiting, method);
+        let result = inflight.wait(timeout, reset).await;
+        if let Some(token) = token {
+            self.shared
+                .progress
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&token);
+        }
+        let raw = result?;
+        if let Some((cache, key)) = cache_key {
+            cache.put(key, &raw);
+        }
+        Ok(raw)
+    }
+
+    fn progress_reset(&self, token: &str) -> Option<Arc<Notify>> {
+        self.shared
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(token)
+            .map(|(_, notify)| notify.clone())
+    }
+
+    /// Registers the request, adds the era's envelope and hands it to the transport.
+    async fn begin(
+        &self,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+        mut headers: Vec<(String, String)>,
+    ) -> Result<(Awaiting, Option<String>), McpError> {
+        let negotiated = self.negotiated();
+        let mut params = match params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(McpError::invalid_params(format!(
+                    "params must be an object, not {other}"
+                )))
+            }
+        };
+        let token = options.on_progress.as_ref().map(|callback| {
+            let token = format!("p-{}", self.next_token.fetch_add(1, Ordering::Relaxed));
+            self.shared
+                .progress
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(token.clone(), (callback.clone(), Arc::new(Notify::new())));
+            token
+        });
+        if negotiated.era == Era::Modern || token.is_some() {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                if negotiated.era == Era::Modern {
+                    self.add_envelope(meta, &negotiated.version);
+                }
+                if let Some(token) = &token {
+                    meta.insert("progressToken".into(), Value::from(token.as_str()));
+                }
+            }
+        }
+        let params = Value::Object(params);
+        headers.extend(options.headers.iter().cloned());
+        let name = match method {
+            "tools/call" | "prompts/get" => params.get("name"),
+            "resources/read" => params.get("uri"),
+            _ => None,
+        }
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+        let awaiting = self.shared.pending.register()?;
+        let message = Outgoing {
+            body: jsonrpc::encode_request(awaiting.id(), method, Some(&params)),
+            kind: OutgoingKind::Request(awaiting.id().clone()),
+            method: Some(method.into()),
+            era: negotiated.era,
+            protocol_version: self.version_header(&negotiated),
+            name,
+            headers,
+        };
+        self.out.send(message).await.map_err(|_| self.closed())?;
+        Ok((awaiting, token))
+    }
+
+    /// True when the transport sends per-request headers (HTTP).
+    pub(crate) fn carries_headers(&self) -> bool {
+        self.carries_headers
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call`, learning the tool's annotations from
+    /// `tools/list` the first time a tool is called.
+    async fn mirrored_headers(&self, params: &Value) -> Vec<(String, String)> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let known = |client: &Self| {
+            client
+                .param_headers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(name)
+                .cloned()
+        };
+        let mirrored = match known(self) {
+            Some(found) => found,
+            None => {
+                if let Err(e) = self.learn_tools().await {
+                    tracing::debug!(error = %e, "tools/list failed; no Mcp-Param headers");
+                }
+                let mut map = self.param_headers.lock().unwrap_or_else(|p| p.into_inner());
+                map.entry(name.to_owned()).or_default().clone()
+            }
+        };
+        let arguments = params.get("arguments").unwrap_or(&Value::Null);
+        super::param_headers::headers_for(&mirrored, arguments)
+    }
+
+    /// Lists every tool to learn their annotations (straight through the transport, not
+    /// through [`send`](Self::send), which calls this).
+    async fn learn_tools(&self) -> Result<(), McpError> {
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => serde_json::json!({ "cursor": c }),
+                None => serde_json::json!({}),
+            };
+            let options = RequestOptions::default();
+            let (awaiting, _) = self.begin("tools/list", params, &options, Vec::new()).await?;
+            let raw = InFlight::new(self, awaiting, "tools/list")
+                .wait(self.config.request_timeout, None)
+                .await?;
+            let mut page: crate::types::ListToolsResult = serde_json::from_str(raw.get())?;
+            self.remember_tools(&mut page);
+            match page.next_cursor {
+                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn add_envelope(&self, meta: &mut Map<String, Value>, version: &str) {
+        meta.entry(META_PROTOCOL_VERSION)
+            .or_insert_with(|| Value::from(version));
+        meta.entry(META_CLIENT_CAPABILITIES)
+            .or_insert_with(|| serde_json::to_value(&self.config.capabilities).unwrap_or_default());
+        meta.entry(META_CLIENT_INFO)
+            .or_insert_with(|| serde_json::to_value(&self.config.client_info).unwrap_or_default());
+    }
+}
+
+/// A request on the wire: cancelled (on the wire) if dropped before its answer.
+struct InFlight<'a> {
+    client: &'a Client,
+    awaiting: Option<Awaiting>,
+    id: RequestId,
+    method: String,
+}
+
+impl<'a> InFlight<'a> {
+    fn new(client: &'a Client, awaiting: Awaiting, method: &str) -> Self {
+        Self {
+            client,
+            id: awaiting.id().clone(),
+            awaiting: Some(awaiting),
+            method: method.to_owned(),
+        }
+    }
+
+    async fn wait(
+        mut self,
+        timeout: Option<Duration>,
+        reset: Option<Arc<Notify>>,
+    ) -> Result<Box<RawValue>, McpError> {
+        let Some(awaiting) = self.awaiting.as_mut() else {
+            return Err(McpError::internal("the request was already awaited"));
+        };
+        let Some(limit) = timeout else {
+            return awaiting.wait().await;
+        };
+        let expired = {
+            let answer = awaiting.wait();
+            tokio::pin!(answer);
+            loop {
+                let progressed = async {
+                    match &reset {
+                        Some(notify) => notify.notified().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    result = &mut answer => return result,
+                    _ = progressed => continue,
+                    _ = tokio::time::sleep(limit) => break limit,
+                }
+            }
+        };
+        let reason = format!("no answer within {} s", expired.as_secs_f64());
+        if let Some(awaiting) = self.awaiting.take() {
+            awaiting.abandon();
+        }
+        let message = self.client.cancel_message(&self.id, Some(&reason));
+        let _ = self.client.out.try_send(message);
+        Err(McpError::internal(format!(
+            "{}: request timed out ({reason}); it was cancelled",
+            self.method
+        )))
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let Some(awaiting) = self.awaiting.take() else {
+            return;
+        };
+        if awaiting.is_waiting() && awaiting.abandon() {
+            let message = self.client.cancel_message(&self.id, Some("the client gave up"));
+            let _ = self.client.out.try_send(message);
+        }
+    }
+}
+
+/// A request sent by [`Client::start_request`], not answered yet. Dropping it cancels the
+/// request on the wire.
+pub struct PendingRequest<'a> {
+    inflight: InFlight<'a>,
+}
+
+impl std::fmt::Debug for PendingRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingRequest")
+            .field("id", &self.inflight.id)
+            .field("method", &self.inflight.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingRequest<'_> {
+    /// Its JSON-RPC id (what [`Client::cancel`] takes).
+    pub fn id(&self) -> &RequestId {
+        &self.inflight.id
+    }
+
+    /// The result (or the server's error). No timeout: the caller decides how long to wait.
     pub async fn response(self) -> Result<Value, McpError> {
-        let raw = self.raw().await?;
+        let raw = self.inflight.wait(None, None).await?;
         Ok(serde_json::from_str(raw.get())?)
     }
 }
 
+/// Routes what the transport delivers: answers to their requests, notifications to progress
+/// callbacks, handlers and the queue, the server's requests (2025) to the input callbacks.
 async fn read_loop(
-    read_half: ReadHalf<DuplexStream>,
-    pending: Pending,
+    shared: Arc<Shared>,
+    mut incoming: mpsc::Receiver<Incoming>,
     notes: mpsc::Sender<ServerNotification>,
-    out: mpsc::WeakSender<String>,
-    input: super::input::InputHandlers,
+    out: mpsc::WeakSender<Outgoing>,
 ) {
-    let mut lines = LineReader::new(read_half, usize::MAX);
-    while let Ok(Some(frame)) = lines.next().await {
-        let Frame::Line(bytes) = frame else { continue };
-        match jsonrpc::decode(&bytes) {
-            Ok(Message::Response { id, outcome }) => {
-                let waiter = pending
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&id);
-                if let Some(tx) = waiter {
-                    let _ = tx.send(outcome);
+    let mut reason = "the transport ended".to_owned();
+    while let Some(item) = incoming.recv().await {
+        match item {
+            Incoming::Message(bytes) => {
+                if let Err(why) = route(&shared, &bytes, &notes, &out).await {
+                    // Not JSON-RPC: the stream can no longer be trusted to carry answers.
+                    tracing::error!("{why}");
+                    reason = why;
+                    break;
                 }
             }
-            Ok(Message::Notification { method, params }) => {
-                let params = params
-                    .and_then(|raw| serde_json::from_str(raw.get()).ok())
-                    .unwrap_or(Value::Null);
-                if notes
-                    .try_send(ServerNotification { method, params })
-                    .is_err()
-                {
-                    tracing::warn!("client notification buffer full; notification dropped");
-                }
+            Incoming::Failed { id, error } => {
+                shared.pending.fail(&id, error);
             }
-            Ok(Message::Request { id, method, params }) => {
-                if method == "ping" {
-                    // A weak handle: the client's own sender going away closes the pipe.
-                    if let Some(out) = out.upgrade() {
-                        let line = jsonrpc::encode_result(&id, &Value::Object(Map::new()));
-                        let _ = out.send(line).await;
-                    }
-                    continue;
-                }
-                let params = params
-                    .and_then(|raw| serde_json::from_str(raw.get()).ok())
-                    .unwrap_or(Value::Object(Map::new()));
-                let (input, out) = (input.clone(), out.clone());
-                // Answered in its own task: the callback may take a while (a person typing)
-                // and responses must keep flowing meanwhile. The task holds only a weak handle
-                // until it has an answer, so a pending callback never keeps `close` waiting.
-                tokio::spawn(async move {
-                    let line = match input.answer(&method, params).await {
-                        Ok(result) => jsonrpc::encode_result(&id, &result),
-                        Err(e) => jsonrpc::encode_error(Some(&id), &e.to_wire(false)),
-                    };
-                    if let Some(out) = out.upgrade() {
-                        let _ = out.send(line).await;
-                    }
-                });
+            Incoming::Closed(why) => {
+                reason = why;
+                break;
             }
-            Err(e) => tracing::warn!(error = %e.error, "client received an undecodable message"),
         }
     }
-    // The server is gone: wake every waiter with an error.
-    pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    shared.pending.close(&reason);
+}
+
+async fn route(
+    shared: &Arc<Shared>,
+    bytes: &[u8],
+    notes: &mpsc::Sender<ServerNotification>,
+    out: &mpsc::WeakSender<Outgoing>,
+) -> Result<(), String> {
+    let message = match jsonrpc::decode(bytes) {
+        Ok(message) => message,
+        Err(e) if e.id.is_some() || serde_json::from_slice::<Value>(bytes).is_ok() => {
+            tracing::warn!(error = %e.error, "the server sent an invalid JSON-RPC message; ignored");
+            return Ok(());
+        }
+        Err(_) => {
+            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+            return Err(format!(
+                "the server sent something that is not JSON-RPC: {text:?}"
+            ));
+        }
+    };
+    match message {
+        Message::Response { id, outcome } => {
+            shared.pending.resolve(&id, outcome);
+        }
+        Message::Notification { method, params } => {
+            let params = params
+                .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                .unwrap_or(Value::Null);
+            let note = ServerNotification { method, params };
+            if note.method == "notifications/progress" {
+                progress(shared, &note);
+            }
+            if let Some(cache) = &shared.cache {
+                cache.invalidate(&note.method, &note.params);
+            }
+            shared.handlers.dispatch(&note);
+            if notes.try_send(note).is_err() {
+                tracing::debug!("client notification queue full; notification dropped");
+            }
+        }
+        Message::Request { id, method, params } => {
+            answer_server_request(shared, id, method, params, out.clone());
+        }
+    }
+    Ok(())
+}
+
+fn progress(shared: &Shared, note: &ServerNotification) {
+    let token = match note.params.get("progressToken") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => return,
+    };
+    let entry = shared
+        .progress
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&token)
+        .cloned();
+    if let Some((callback, reset)) = entry {
+        reset.notify_one();
+        if let Ok(params) = serde_json::from_value(note.params.clone()) {
+            callback(params);
+        }
+    }
+}
+
+/// A 2025 server-to-client request: `ping` at once, the input methods through the builder's
+/// callbacks in their own task (a person may take a while to answer).
+fn answer_server_request(
+    shared: &Arc<Shared>,
+    id: RequestId,
+    method: String,
+    params: Option<Box<RawValue>>,
+    out: mpsc::WeakSender<Outgoing>,
+) {
+    let params = params
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or(Value::Object(Map::new()));
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let outcome = if method == "ping" {
+            Ok(Value::Object(Map::new()))
+        } else {
+            shared.input.answer(&method, params).await
+        };
+        let body = match outcome {
+            Ok(result) => jsonrpc::encode_result(&id, &result),
+            Err(e) => jsonrpc::encode_error(Some(&id), &e.to_wire(false)),
+        };
+        let negotiated = shared
+            .negotiated
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let message = Outgoing {
+            body,
+            kind: OutgoingKind::Response,
+            method: None,
+            era: negotiated.era,
+            protocol_version: Some(negotiated.version),
+            name: None,
+            headers: Vec::new(),
+        };
+        // A weak handle: a callback still running never keeps `close` waiting.
+        if let Some(out) = out.upgrade() {
+            let _ = out.send(message).await;
+        }
+    });
 }

@@ -1,5 +1,6 @@
-//! The in-memory [`Client`]: connects to a server running in this process, exactly like the
-//! seeds' `Client(server)`, and speaks either era.
+//! The [`Client`]: connects to any MCP server (a program over stdio, an HTTP endpoint, a
+//! server of this process, any [`Transport`](crate::transport::Transport)), negotiates the era,
+//! and speaks either.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -8,16 +9,25 @@
 //!
 //! let client = Client::connect(Server::new("empty")).await.unwrap();
 //! let discover = client.discover().await.unwrap();
-//! assert_eq!(discover.supported_versions, vec!["2026-07-28"]);
+//! assert_eq!(discover.supported_versions[0], "2026-07-28");
 //! client.close().await;
 //! # });
 //! ```
 
 mod builder;
+mod cache;
 mod connection;
 mod input;
+mod negotiate;
+mod notify;
+mod options;
+mod param_headers;
+mod transport;
 mod verbs;
 
-pub use builder::ClientBuilder;
-pub use connection::{Client, PendingRequest, ServerNotification};
+pub use builder::{ClientBuilder, EraChoice, DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
+pub use connection::{Client, PendingRequest};
 pub use input::DEFAULT_MAX_INPUT_ROUNDS;
+pub use notify::ServerNotification;
+pub use options::RequestOptions;
+pub use transport::IntoTransport;

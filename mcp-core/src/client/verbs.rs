@@ -5,15 +5,18 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::Client;
+use super::{Client, RequestOptions};
 use crate::error::McpError;
 use crate::server::SchemaValidator;
 use crate::types::*;
 
 impl Client {
-    /// `server/discover` (2026).
+    /// `server/discover` (2026); the answer is kept for
+    /// [`server_capabilities`](Self::server_capabilities) and friends.
     pub async fn discover(&self) -> Result<DiscoverResult, McpError> {
-        self.request_typed("server/discover", json!({})).await
+        let result: DiscoverResult = self.request_typed("server/discover", json!({})).await?;
+        self.set_negotiated(|n| n.discover = Some(result.clone()));
+        Ok(result)
     }
 
     /// `ping` (2025).
@@ -26,10 +29,51 @@ impl Client {
         self.list_tools_page(None).await
     }
 
+    /// Every tool, following `nextCursor` until the last page.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, McpError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_tools_page(cursor.as_deref()).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
     /// `tools/list` from `cursor`. The client remembers each tool's `outputSchema` to check
-    /// the results of [`call_tool`](Self::call_tool).
+    /// the results of [`call_tool`](Self::call_tool), and its `x-mcp-header` arguments to
+    /// mirror into `Mcp-Param-*` headers (2026 HTTP). Over HTTP, a tool whose `x-mcp-header`
+    /// annotations are invalid is dropped from the page (and logged), as the spec requires.
     pub async fn list_tools_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
-        let page: ListToolsResult = self.request_typed("tools/list", page(cursor)).await?;
+        let mut page: ListToolsResult = self.request_typed("tools/list", page(cursor)).await?;
+        self.remember_tools(&mut page);
+        Ok(page)
+    }
+
+    /// Records the tools' `x-mcp-header` arguments and output-schema validators; over HTTP,
+    /// drops the tools whose annotations are invalid.
+    pub(crate) fn remember_tools(&self, page: &mut ListToolsResult) {
+        let mut headers = self
+            .param_headers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        page.tools.retain(|tool| {
+            match super::param_headers::param_headers(&tool.input_schema) {
+                Ok(found) => {
+                    headers.insert(tool.name.clone(), found);
+                    true
+                }
+                Err(why) if self.carries_headers() => {
+                    tracing::warn!(tool = %tool.name, "tool dropped from tools/list: {why}");
+                    false
+                }
+                Err(_) => true,
+            }
+        });
+        drop(headers);
         let mut schemas = self
             .output_schemas
             .lock()
@@ -42,7 +86,6 @@ impl Client {
                 .map(Arc::new);
             schemas.insert(tool.name.clone(), validator);
         }
-        Ok(page)
     }
 
     /// `tools/call` with `arguments` (a JSON object). A successful result is checked against
@@ -54,10 +97,37 @@ impl Client {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, McpError> {
+        self.call_tool_with(name, arguments, &RequestOptions::default())
+            .await
+    }
+
+    /// [`call_tool`](Self::call_tool) with per-request options: a progress callback, a
+    /// timeout, headers.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use mcp_core::client::{Client, RequestOptions};
+    /// use mcp_core::lowlevel::Server;
+    /// use serde_json::json;
+    ///
+    /// let client = Client::connect(Server::new("empty")).await.unwrap();
+    /// let options = RequestOptions::new().on_progress(|p| println!("{}", p.progress));
+    /// let err = client.call_tool_with("missing", json!({}), &options).await.unwrap_err();
+    /// assert_eq!(err.code(), -32601); // this server has no tools at all
+    /// client.close().await;
+    /// # });
+    /// ```
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult, McpError> {
         let result: CallToolResult = self
-            .request_typed(
+            .request_with(
                 "tools/call",
                 json!({ "name": name, "arguments": arguments }),
+                options,
             )
             .await?;
         if !result.is_error {
@@ -104,6 +174,50 @@ impl Client {
             .unwrap_or_else(|p| p.into_inner())
             .get(name)
             .cloned()
+    }
+
+    /// Every resource, following `nextCursor`.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, McpError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_resources_page(cursor.as_deref()).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// Every resource template, following `nextCursor`.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self
+                .list_resource_templates_page(cursor.as_deref())
+                .await?;
+            all.extend(page.resource_templates);
+            match page.next_cursor {
+                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// Every prompt, following `nextCursor`.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, McpError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_prompts_page(cursor.as_deref()).await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
     }
 
     /// `resources/list`, first page.

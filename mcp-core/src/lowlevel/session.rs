@@ -11,17 +11,17 @@
 //!   capabilities are those of the request that opened it; each request's own `_meta` is on the
 //!   [`RequestContext`](crate::lowlevel::RequestContext).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use crate::era::Era;
 use crate::error::McpError;
-use crate::jsonrpc::{self, ErrorObject, RequestId, ResponseWaiter};
+use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::peer::PendingRequests;
 use crate::types::{ClientCapabilities, Implementation, LoggingLevel};
 
 /// A handle to one session; cheap to clone, compared by identity.
@@ -36,8 +36,8 @@ struct SessionInner {
     state: Mutex<SessionState>,
     closed: AtomicBool,
     connected: AtomicBool,
-    next_request_id: AtomicI64,
-    pending: Mutex<HashMap<RequestId, ResponseWaiter>>,
+    /// Server-to-client requests waiting for the client's answer (ids `s-1`, `s-2`, ...).
+    pending: Arc<PendingRequests>,
 }
 
 #[derive(Default)]
@@ -59,15 +59,6 @@ impl std::fmt::Debug for Session {
             .field("id", &self.inner.id)
             .field("era", &self.era())
             .finish()
-    }
-}
-
-/// Removes a pending server-to-client request when its waiter goes away.
-struct Waiting<'a>(&'a Session, RequestId);
-
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        self.0.forget(&self.1);
     }
 }
 
@@ -93,8 +84,7 @@ impl Session {
                 state: Mutex::new(SessionState::default()),
                 closed: AtomicBool::new(false),
                 connected: AtomicBool::new(false),
-                next_request_id: AtomicI64::new(1),
-                pending: Mutex::new(HashMap::new()),
+                pending: PendingRequests::new(Some("s-")),
             }),
         }
     }
@@ -193,14 +183,9 @@ impl Session {
 
     pub(crate) fn mark_closed(&self) {
         self.inner.closed.store(true, Ordering::Release);
-        let pending = std::mem::take(
-            &mut *self
-                .inner
-                .pending
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()),
-        );
-        drop(pending);
+        self.inner
+            .pending
+            .close("the session closed before the client answered");
     }
 
     /// Sends a notification to this session's client (list changes, resource updates); 2025
@@ -259,33 +244,15 @@ impl Session {
         if self.is_closed() {
             return Err(McpError::internal("the session is closed"));
         }
-        let id = RequestId::String(
-            format!(
-                "s-{}",
-                self.inner.next_request_id.fetch_add(1, Ordering::Relaxed)
-            )
-            .into(),
-        );
         let params = serde_json::to_value(params)?;
-        let (tx, rx) = oneshot::channel();
-        self.inner
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.clone(), tx);
         // Forgotten however the wait ends (answer, cancellation, timeout).
-        let _waiting = Waiting(self, id.clone());
-        let line = jsonrpc::encode_request(&id, method, Some(&params));
+        let mut waiting = self.inner.pending.register()?;
+        let line = jsonrpc::encode_request(waiting.id(), method, Some(&params));
         if stream.send(line).await.is_err() {
             return Err(McpError::internal("the session is closed"));
         }
-        match rx.await {
-            Ok(Ok(raw)) => Ok(serde_json::from_str(raw.get())?),
-            Ok(Err(e)) => Err(McpError::from_wire(e)),
-            Err(_) => Err(McpError::internal(
-                "the session closed before the client answered",
-            )),
-        }
+        let raw = waiting.wait().await?;
+        Ok(serde_json::from_str(raw.get())?)
     }
 
     /// The 2026 wire has neither server-to-client requests nor notifications outside a request.
@@ -298,29 +265,12 @@ impl Session {
         }
     }
 
-    fn forget(&self, id: &RequestId) {
-        self.inner
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
-    }
-
     /// Routes a client's response to the request that waits for it; false if none waits.
     pub(crate) fn resolve(
         &self,
         id: &RequestId,
         outcome: Result<Box<RawValue>, ErrorObject>,
     ) -> bool {
-        let waiter = self
-            .inner
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
-        match waiter {
-            Some(tx) => tx.send(outcome).is_ok(),
-            None => false,
-        }
+        self.inner.pending.resolve(id, outcome)
     }
 }

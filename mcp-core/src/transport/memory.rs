@@ -12,9 +12,57 @@ use crate::engine::RunningServer;
 use crate::error::McpError;
 use crate::serve::IntoServer;
 use crate::transport::lines::{Frame, LineReader};
+use crate::transport::wire::{run_lines, Incoming, Transport, Wire};
 
 /// Bytes buffered in each direction of the in-memory pipe.
 const PIPE_BYTES: usize = 256 * 1024;
+
+/// A server running in this process, reached through an in-memory pipe carrying the same
+/// newline-delimited JSON-RPC that stdio carries. What `Client::connect(server)` uses.
+pub struct InMemory<T> {
+    server: T,
+    surface_internal: bool,
+}
+
+impl<T> std::fmt::Debug for InMemory<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InMemory")
+            .field("surface_internal", &self.surface_internal)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: IntoServer + Send + 'static> InMemory<T> {
+    /// `server`, started when the client connects and stopped (lifespan included) when it
+    /// closes. With `surface_internal`, internal errors carry their real text (for tests).
+    pub fn new(server: T, surface_internal: bool) -> Self {
+        Self {
+            server,
+            surface_internal,
+        }
+    }
+}
+
+impl<T: IntoServer + Send + 'static> Transport for InMemory<T> {
+    async fn run(self, wire: Wire) {
+        let incoming = wire.incoming.clone();
+        let (end, task) = match start(self.server, self.surface_internal).await {
+            Ok(started) => started,
+            Err(e) => {
+                let reason = format!("the server failed to start: {e}");
+                let _ = incoming.send(Incoming::Closed(reason)).await;
+                return;
+            }
+        };
+        let (reader, writer) = tokio::io::split(end);
+        let ended = run_lines(reader, writer, usize::MAX, wire, "the server").await;
+        if let Some(reason) = ended {
+            let _ = incoming.send(Incoming::Closed(reason)).await;
+        }
+        // The server finishes its in-flight requests and its lifespan.
+        let _ = task.await;
+    }
+}
 
 /// Starts `server` on one end of an in-memory pipe; returns the other end and the task serving
 /// it (which stops the lifespan when the pipe closes).

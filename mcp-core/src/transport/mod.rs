@@ -1,16 +1,26 @@
 //! Transports: bytes in, bytes out; nothing else.
 
+mod child;
 #[cfg(feature = "http")]
 pub(crate) mod http;
+#[cfg(feature = "http")]
+mod http_client;
 pub(crate) mod lines;
 mod memory;
 mod stdio;
+mod wire;
 
 /// The axum version the HTTP transport is built on, for mounting [`McpHttp::router`].
 #[cfg(feature = "http")]
 pub use axum;
 #[cfg(feature = "http")]
 pub use http::{serve_http, serve_http_on, HttpConfig, McpHttp};
-pub(crate) use memory::start as start_memory;
-pub use memory::RawConnection;
+pub use memory::{InMemory, RawConnection};
 pub use stdio::serve_stdio;
+pub use child::{ChildProcess, Stderr, DEFAULT_CLOSE_TIMEOUT, DEFAULT_TERMINATE_TIMEOUT};
+#[cfg(feature = "http")]
+pub use http_client::{HttpClientTransport, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RESUMPTIONS};
+pub(crate) use wire::encode_header_value;
+pub use wire::{
+    Incoming, Lines, Outgoing, OutgoingKind, Transport, Wire, DEFAULT_CLIENT_MAX_MESSAGE_BYTES,
+};

@@ -1,0 +1,66 @@
+//! [`RequestOptions`]: what one request may set beyond its params.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::types::ProgressNotificationParams;
+
+pub(crate) type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
+
+/// Per-request settings: a timeout other than the client's, a progress callback, extra HTTP
+/// headers.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_core::client::RequestOptions;
+///
+/// let options = RequestOptions::new()
+///     .timeout(Some(Duration::from_secs(300)))
+///     .on_progress(|p| println!("{} of {:?}", p.progress, p.total))
+///     .header("x-trace", "abc");
+/// ```
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    pub(crate) timeout: Option<Option<Duration>>,
+    pub(crate) on_progress: Option<ProgressCallback>,
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("on_progress", &self.on_progress.is_some())
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
+impl RequestOptions {
+    /// The client's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// This request's timeout (`None`: wait forever), instead of the client's.
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Asks the server for progress (a `progressToken` in `_meta`) and calls `f` with each
+    /// `notifications/progress` for this request. Progress restarts the timeout.
+    pub fn on_progress<F>(mut self, f: F) -> Self
+    where
+        F: Fn(ProgressNotificationParams) + Send + Sync + 'static,
+    {
+        self.on_progress = Some(Arc::new(f));
+        self
+    }
+
+    /// A header sent with this request over HTTP (ignored by other transports).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}

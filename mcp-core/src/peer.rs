@@ -1,0 +1,177 @@
+//! The part of a connection both roles share: request ids, the map of requests waiting for
+//! their answer, and the guard that forgets a request however its wait ends (answer, drop,
+//! timeout, connection loss).
+//!
+//! The server uses it for its server-to-client requests (2025 `elicitation/create`,
+//! `sampling/createMessage`, `roots/list`, `ping`); the [`Client`](crate::client::Client) for
+//! every request it sends. Neither keeps a map of its own.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
+
+use crate::error::McpError;
+use crate::jsonrpc::{ErrorObject, RequestId};
+
+/// What a waiting request is resolved with: the raw result, or the peer's error.
+pub(crate) type Outcome = Result<Box<RawValue>, ErrorObject>;
+
+/// Requests this side sent and has not had an answer to.
+pub(crate) struct PendingRequests {
+    /// Prefix of string ids (`"s-"` on the server, so they never collide with a client's);
+    /// `None` gives integer ids.
+    prefix: Option<&'static str>,
+    next: AtomicI64,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    waiting: HashMap<RequestId, oneshot::Sender<Result<Outcome, McpError>>>,
+    /// Set once the connection is gone: why, for every later or still waiting request.
+    closed: Option<Arc<str>>,
+}
+
+impl PendingRequests {
+    /// A map whose ids are integers (`None`) or `"{prefix}{n}"` strings.
+    pub(crate) fn new(prefix: Option<&'static str>) -> Arc<Self> {
+        Arc::new(Self {
+            prefix,
+            next: AtomicI64::new(1),
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Plain data: a panic while holding the lock leaves nothing half-changed.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Allocates an id and starts waiting for its answer. Fails with the recorded reason once
+    /// the connection is closed.
+    pub(crate) fn register(self: &Arc<Self>) -> Result<Awaiting, McpError> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = match self.prefix {
+            Some(prefix) => RequestId::String(format!("{prefix}{n}").into()),
+            None => RequestId::Number(n),
+        };
+        let (tx, rx) = oneshot::channel();
+        let mut state = self.state();
+        if let Some(reason) = &state.closed {
+            return Err(McpError::internal(reason.to_string()));
+        }
+        state.waiting.insert(id.clone(), tx);
+        Ok(Awaiting {
+            pending: self.clone(),
+            id,
+            rx: Some(rx),
+        })
+    }
+
+    /// Delivers the peer's answer to the request `id`; false when nothing waits for it (an
+    /// unknown id, or a request already given up).
+    pub(crate) fn resolve(&self, id: &RequestId, outcome: Outcome) -> bool {
+        match self.state().waiting.remove(id) {
+            Some(tx) => tx.send(Ok(outcome)).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Fails the request `id` with `error` (the transport could not deliver it).
+    pub(crate) fn fail(&self, id: &RequestId, error: McpError) -> bool {
+        match self.state().waiting.remove(id) {
+            Some(tx) => tx.send(Err(error)).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The connection is gone: every waiting request, and every later one, fails with `reason`.
+    pub(crate) fn close(&self, reason: &str) {
+        let waiting = {
+            let mut state = self.state();
+            state.closed.get_or_insert_with(|| reason.into());
+            std::mem::take(&mut state.waiting)
+        };
+        for (_, tx) in waiting {
+            let _ = tx.send(Err(McpError::internal(reason.to_owned())));
+        }
+    }
+
+    /// True once [`close`](Self::close) ran.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.state().closed.is_some()
+    }
+
+    fn forget(&self, id: &RequestId) -> bool {
+        self.state().waiting.remove(id).is_some()
+    }
+}
+
+/// One request waiting for its answer. Dropping it (before the answer) forgets the request, so
+/// a late answer is ignored; [`Awaiting::answered`] tells the owner whether to tell the peer.
+pub(crate) struct Awaiting {
+    pending: Arc<PendingRequests>,
+    id: RequestId,
+    rx: Option<oneshot::Receiver<Result<Outcome, McpError>>>,
+}
+
+impl Awaiting {
+    /// The request's id.
+    pub(crate) fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// Waits for the answer: the peer's result, its error (as an [`McpError`] with its code),
+    /// or why the connection could not deliver one.
+    /// Cancel-safe: dropping the future before the answer leaves the request waiting (and
+    /// dropping `self` then forgets it).
+    pub(crate) async fn wait(&mut self) -> Result<Box<RawValue>, McpError> {
+        let Some(rx) = self.rx.as_mut() else {
+            return Err(McpError::internal("the request was already answered"));
+        };
+        let outcome = rx.await;
+        self.rx = None;
+        match outcome {
+            Ok(Ok(Ok(raw))) => Ok(raw),
+            Ok(Ok(Err(e))) => Err(McpError::from_wire(e)),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(McpError::internal(
+                self.pending
+                    .state()
+                    .closed
+                    .as_deref()
+                    .unwrap_or("the connection closed before the answer")
+                    .to_owned(),
+            )),
+        }
+    }
+
+    /// True until the answer (or a failure) was received.
+    pub(crate) fn is_waiting(&self) -> bool {
+        self.rx.is_some()
+    }
+
+    /// Stops waiting; true when the request was still unanswered (the peer may still be
+    /// working on it and should be told).
+    pub(crate) fn abandon(mut self) -> bool {
+        self.rx = None;
+        self.pending.forget(&self.id)
+    }
+}
+
+impl Drop for Awaiting {
+    fn drop(&mut self) {
+        if self.rx.is_some() {
+            self.pending.forget(&self.id);
+        }
+    }
+}
+
+impl std::fmt::Debug for Awaiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Awaiting").field("id", &self.id).finish()
+    }
+}
