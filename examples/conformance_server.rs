@@ -605,8 +605,11 @@ async fn main() -> mcp::Result<()> {
     let mut port = 3001u16;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        if arg == "--port" {
-            port = args.next().and_then(|p| p.parse().ok()).unwrap_or(port);
+        match arg.as_str() {
+            "--port" => port = args.next().and_then(|p| p.parse().ok()).unwrap_or(port),
+            // The same server on stdin/stdout (what the bridge example runs behind HTTP).
+            "--stdio" => return server().serve_stdio().await,
+            _ => {}
         }
     }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;

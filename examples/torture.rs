@@ -1,6 +1,8 @@
-//! A server with tools that misbehave, for robustness tests (`tests/bad_input.rs`) and floods:
-//! `add` (validated), `echo`, `panic` (panics with a message and a file path), `hang` (never
-//! returns), `huge` (an 8 MiB result).
+//! A server with tools that misbehave, for robustness tests (`tests/bad_input.rs`,
+//! `tests/client.rs`) and floods: `add` (validated), `echo`, `panic` (panics with a message and a
+//! file path), `hang` (never returns), `hangs_dropped` (how many `hang` calls were cancelled),
+//! `huge` (an 8 MiB result), `exit` (the process exits with status 3 mid-call), `garbage`
+//! (writes a line that is not JSON to stdout, then hangs).
 //!
 //! Run: `cargo run --example torture` (stdio) or `cargo run --example torture -- --http 127.0.0.1:0`.
 
@@ -49,6 +51,31 @@ async fn hang() -> String {
     unreachable!("pending never completes")
 }
 
+/// How many `hang` calls were cancelled so far.
+#[tool]
+async fn hangs_dropped() -> u64 {
+    HANGS_DROPPED.load(std::sync::atomic::Ordering::SeqCst) as u64
+}
+
+/// Exits the process with status 3 while the call is open.
+#[tool]
+async fn exit() -> String {
+    std::process::exit(3)
+}
+
+/// Writes a line that is not JSON-RPC to stdout, then never returns.
+#[tool]
+async fn garbage() -> String {
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(b"this is not json\n");
+        let _ = out.flush();
+    }
+    std::future::pending::<()>().await;
+    unreachable!("pending never completes")
+}
+
 /// Returns 8 MiB of text.
 #[tool]
 async fn huge() -> String {
@@ -62,6 +89,9 @@ pub fn server() -> McpServer {
         .tool(PanicTool)
         .tool(HangTool)
         .tool(HugeTool)
+        .tool(HangsDroppedTool)
+        .tool(ExitTool)
+        .tool(GarbageTool)
 }
 
 #[tokio::main]

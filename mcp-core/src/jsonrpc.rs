@@ -78,7 +78,6 @@ impl RequestId {
     }
 }
 
-
 /// The `error` member of an error response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {

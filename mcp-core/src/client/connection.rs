@@ -122,10 +122,9 @@ impl Client {
             incoming: incoming_tx,
         }));
         let (version, era) = match &config.era {
-            super::EraChoice::Pinned(v) => (
-                Arc::from(v.as_str()),
-                config.era().unwrap_or(Era::Modern),
-            ),
+            super::EraChoice::Pinned(v) => {
+                (Arc::from(v.as_str()), config.era().unwrap_or(Era::Modern))
+            }
             super::EraChoice::Auto => (Arc::from(crate::era::LATEST_PROTOCOL_VERSION), Era::Modern),
         };
         let shared = Arc::new(Shared {
@@ -370,9 +369,10 @@ impl Client {
     /// HTTP the response is closed instead); the server stops its handler and the pending
     /// request resolves to an error.
     pub async fn cancel(&self, id: &RequestId, reason: Option<&str>) -> Result<(), McpError> {
-        self.shared
-            .pending
-            .fail(id, McpError::internal(format!("request {id} was cancelled")));
+        self.shared.pending.fail(
+            id,
+            McpError::internal(format!("request {id} was cancelled")),
+        );
         let message = self.cancel_message(id, reason);
         self.out.send(message).await.map_err(|_| self.closed())
     }
@@ -571,7 +571,9 @@ impl Client {
                 None => serde_json::json!({}),
             };
             let options = RequestOptions::default();
-            let (awaiting, _) = self.begin("tools/list", params, &options, Vec::new()).await?;
+            let (awaiting, _) = self
+                .begin("tools/list", params, &options, Vec::new())
+                .await?;
             let raw = InFlight::new(self, awaiting, "tools/list")
                 .wait(self.config.request_timeout, None)
                 .await?;
@@ -659,7 +661,9 @@ impl Drop for InFlight<'_> {
             return;
         };
         if awaiting.is_waiting() && awaiting.abandon() {
-            let message = self.client.cancel_message(&self.id, Some("the client gave up"));
+            let message = self
+                .client
+                .cancel_message(&self.id, Some("the client gave up"));
             let _ = self.client.out.try_send(message);
         }
     }

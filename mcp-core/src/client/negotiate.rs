@@ -26,7 +26,11 @@ pub(crate) async fn negotiate(client: &Client) -> Result<(), McpError> {
 async fn probe(client: &Client) -> Result<(), McpError> {
     let options = RequestOptions::new().timeout(Some(client.config.probe_timeout));
     let answer = client
-        .send("server/discover", Value::Object(Default::default()), &options)
+        .send(
+            "server/discover",
+            Value::Object(Default::default()),
+            &options,
+        )
         .await;
     let answer = answer.and_then(|raw| Ok(serde_json::from_str::<DiscoverResult>(raw.get())?));
     match answer {
@@ -55,12 +59,18 @@ async fn probe(client: &Client) -> Result<(), McpError> {
                 .and_then(|d| d.get("supported"))
                 .and_then(|s| serde_json::from_value(s.clone()).ok())
                 .unwrap_or_default();
-            match supported.iter().find(|v| MODERN_VERSIONS.contains(&v.as_str())) {
+            match supported
+                .iter()
+                .find(|v| MODERN_VERSIONS.contains(&v.as_str()))
+            {
                 Some(version) => {
                     client.set_negotiated(|n| n.version = Arc::from(version.as_str()));
                     Ok(())
                 }
-                None if supported.iter().any(|v| LEGACY_VERSIONS.contains(&v.as_str())) => {
+                None if supported
+                    .iter()
+                    .any(|v| LEGACY_VERSIONS.contains(&v.as_str())) =>
+                {
                     initialize(client, LATEST_LEGACY_VERSION).await
                 }
                 None => Err(McpError::internal(format!(

@@ -25,7 +25,11 @@ pub(crate) struct NotificationHandlers {
 impl std::fmt::Debug for NotificationHandlers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.handlers.iter().map(|(m, _)| m.as_deref().unwrap_or("*")))
+            .entries(
+                self.handlers
+                    .iter()
+                    .map(|(m, _)| m.as_deref().unwrap_or("*")),
+            )
             .finish()
     }
 }

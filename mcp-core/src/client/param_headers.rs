@@ -35,8 +35,9 @@ fn walk(
         match (key.as_str(), value) {
             ("x-mcp-header", header) => {
                 if !reachable || path.is_empty() {
-                    return Err("x-mcp-header on a property not reachable through `properties`"
-                        .to_owned());
+                    return Err(
+                        "x-mcp-header on a property not reachable through `properties`".to_owned(),
+                    );
                 }
                 let Value::String(header) = header else {
                     return Err("x-mcp-header is not a string".to_owned());

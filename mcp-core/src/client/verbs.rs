@@ -56,12 +56,9 @@ impl Client {
     /// Records the tools' `x-mcp-header` arguments and output-schema validators; over HTTP,
     /// drops the tools whose annotations are invalid.
     pub(crate) fn remember_tools(&self, page: &mut ListToolsResult) {
-        let mut headers = self
-            .param_headers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        page.tools.retain(|tool| {
-            match super::param_headers::param_headers(&tool.input_schema) {
+        let mut headers = self.param_headers.lock().unwrap_or_else(|p| p.into_inner());
+        page.tools.retain(
+            |tool| match super::param_headers::param_headers(&tool.input_schema) {
                 Ok(found) => {
                     headers.insert(tool.name.clone(), found);
                     true
@@ -71,8 +68,8 @@ impl Client {
                     false
                 }
                 Err(_) => true,
-            }
-        });
+            },
+        );
         drop(headers);
         let mut schemas = self
             .output_schemas
@@ -195,9 +192,7 @@ impl Client {
         let mut all = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let page = self
-                .list_resource_templates_page(cursor.as_deref())
-                .await?;
+            let page = self.list_resource_templates_page(cursor.as_deref()).await?;
             all.extend(page.resource_templates);
             match page.next_cursor {
                 Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),

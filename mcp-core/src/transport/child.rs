@@ -159,7 +159,9 @@ impl Transport for ChildProcess {
         };
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = incoming
-                .send(Incoming::Closed("the server's pipes were not opened".into()))
+                .send(Incoming::Closed(
+                    "the server's pipes were not opened".into(),
+                ))
                 .await;
             return;
         };

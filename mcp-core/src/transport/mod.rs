@@ -13,13 +13,13 @@ mod wire;
 /// The axum version the HTTP transport is built on, for mounting [`McpHttp::router`].
 #[cfg(feature = "http")]
 pub use axum;
-#[cfg(feature = "http")]
-pub use http::{serve_http, serve_http_on, HttpConfig, McpHttp};
-pub use memory::{InMemory, RawConnection};
-pub use stdio::serve_stdio;
 pub use child::{ChildProcess, Stderr, DEFAULT_CLOSE_TIMEOUT, DEFAULT_TERMINATE_TIMEOUT};
 #[cfg(feature = "http")]
+pub use http::{serve_http, serve_http_on, HttpConfig, McpHttp};
+#[cfg(feature = "http")]
 pub use http_client::{HttpClientTransport, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RESUMPTIONS};
+pub use memory::{InMemory, RawConnection};
+pub use stdio::serve_stdio;
 pub(crate) use wire::encode_header_value;
 pub use wire::{
     Incoming, Lines, Outgoing, OutgoingKind, Transport, Wire, DEFAULT_CLIENT_MAX_MESSAGE_BYTES,

@@ -529,17 +529,15 @@ impl Conn {
         let _one_at_a_time = self.reinit.lock().await;
         let (current, initialize, initialized) = {
             let st = self.session();
-            (
-                st.id.clone(),
-                st.initialize.clone(),
-                st.initialized.clone(),
-            )
+            (st.id.clone(), st.initialize.clone(), st.initialized.clone())
         };
         if current != expired {
             return Ok(()); // another request already opened a new session
         }
         let Some(initialize) = initialize else {
-            return Err(McpError::internal("the session expired and no initialize to replay"));
+            return Err(McpError::internal(
+                "the session expired and no initialize to replay",
+            ));
         };
         self.session().id = None;
         let request = self

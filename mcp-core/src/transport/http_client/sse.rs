@@ -72,7 +72,11 @@ impl SseParser {
         if line.is_empty() {
             // An event with empty data (the priming event of a resumable stream) is not
             // dispatched; its id still counts.
-            return self.data.take().filter(|d| !d.is_empty()).map(|data| Event { data });
+            return self
+                .data
+                .take()
+                .filter(|d| !d.is_empty())
+                .map(|data| Event { data });
         }
         if line.starts_with(':') {
             return None;

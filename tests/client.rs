@@ -1,0 +1,510 @@
+//! The client against real servers: the conformance server as a stdio child process and over
+//! HTTP on 127.0.0.1, in both eras; the torture server for failures (a server that exits
+//! mid-request, one that prints garbage, one that never answers); an HTTP session the server
+//! expires; a 2025 response stream cut and resumed.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp::client::{Client, EraChoice, RequestOptions};
+use mcp::era::Era;
+use mcp::transport::{ChildProcess, HttpClientTransport, HttpConfig, Stderr};
+use mcp::types::*;
+use serde_json::{json, Value};
+use support::example;
+
+fn conformance_stdio() -> ChildProcess {
+    ChildProcess::new(example("conformance_server"))
+        .arg("--stdio")
+        .stderr(Stderr::Discard)
+}
+
+fn torture_stdio() -> ChildProcess {
+    ChildProcess::new(example("torture")).stderr(Stderr::Discard)
+}
+
+/// A client answering every kind of input request.
+fn answering() -> mcp::client::ClientBuilder {
+    Client::builder()
+        .on_elicit(|params| async move {
+            let name = if params.message.contains("name") {
+                "Ada"
+            } else {
+                "ada"
+            };
+            Ok(ElicitResult {
+                action: "accept".into(),
+                content: json!({"name": name, "username": "ada", "email": "ada@example.com"})
+                    .as_object()
+                    .cloned(),
+                meta: None,
+            })
+        })
+        .on_sample(|_| async move {
+            Ok(serde_json::from_value(json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": "four"},
+                "model": "test-model"
+            }))?)
+        })
+        .on_list_roots(|| async move {
+            Ok(serde_json::from_value(
+                json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
+            )?)
+        })
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+/// A child process serving HTTP; killed by PID on drop.
+struct HttpChild {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpChild {
+    fn start(example_name: &str, args: &[&str]) -> Self {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(example(example_name))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the server prints its URL");
+        Self {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for HttpChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every verb over stdio, in the era found by negotiation (2026 with this server).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_negotiates_2026_and_serves_every_verb() {
+    let client = answering().connect(conformance_stdio()).await.unwrap();
+    assert_eq!(client.era(), Era::Modern);
+    assert_eq!(client.protocol_version(), "2026-07-28");
+    assert_eq!(client.server_info().unwrap().name, "mcp-rust-conformance");
+    assert!(client.server_capabilities().unwrap().tools.is_some());
+    verbs(&client).await;
+
+    // Multi-round-trip input, answered by the callbacks.
+    let greeted = client
+        .call_tool("test_input_required_result_elicitation", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&greeted), "Hello, Ada!");
+    client.close().await;
+}
+
+async fn verbs(client: &Client) {
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(
+        tools.iter().any(|t| t.name == "test_simple_text"),
+        "{tools:?}"
+    );
+    let simple = client
+        .call_tool("test_simple_text", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&simple), "This is a simple text response for testing.");
+    let failed = client
+        .call_tool("test_error_handling", json!({}))
+        .await
+        .unwrap();
+    assert!(failed.is_error);
+
+    // Progress arrives at the request's own callback.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options = RequestOptions::new().on_progress(move |p| sink.lock().unwrap().push(p.progress));
+    let done = client
+        .call_tool_with("test_tool_with_progress", json!({}), &options)
+        .await
+        .unwrap();
+    assert_eq!(text(&done), "Progress test completed");
+    assert_eq!(*seen.lock().unwrap(), vec![0.0, 50.0, 100.0]);
+
+    let resources = client.list_all_resources().await.unwrap();
+    assert!(resources.iter().any(|r| r.uri == "test://static-text"));
+    let read = client.read_resource("test://static-text").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&read.contents[0]).unwrap()["text"],
+        "This is the content of the static text resource."
+    );
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert!(!templates.is_empty());
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert!(prompts.iter().any(|p| p.name == "test_simple_prompt"));
+    let prompt = client
+        .get_prompt("test_simple_prompt", Default::default())
+        .await
+        .unwrap();
+    assert!(!prompt.messages.is_empty());
+    let completed = client
+        .complete(
+            CompletionReference::Prompt {
+                name: "test_prompt_with_arguments".into(),
+                title: None,
+            },
+            "arg1",
+            "",
+        )
+        .await
+        .unwrap();
+    assert!(!completed.completion.values.is_empty());
+}
+
+/// A pinned 2025 client over stdio: `initialize`, server-to-client requests answered by the
+/// callbacks, log messages to the handler, `ping`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_2025_answers_server_requests_and_hears_logs() {
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let sink = logs.clone();
+    let client = answering()
+        .legacy()
+        .on_log_message(move |m| sink.lock().unwrap().push(m.data.clone()))
+        .connect(conformance_stdio())
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Era::Legacy);
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    assert_eq!(
+        client.initialize_result().unwrap().server_info.name,
+        "mcp-rust-conformance"
+    );
+    client.ping().await.unwrap();
+    verbs(&client).await;
+    let elicited = client
+        .call_tool("test_elicitation", json!({"message": "Who are you?"}))
+        .await
+        .unwrap();
+    assert!(
+        text(&elicited).contains("action=accept"),
+        "{}",
+        text(&elicited)
+    );
+    assert!(text(&elicited).contains("ada@example.com"));
+    let sampled = client
+        .call_tool("test_sampling", json!({"prompt": "2+2?"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&sampled), "LLM response: four");
+    client.set_logging_level(LoggingLevel::Info).await.unwrap();
+    client
+        .call_tool("test_tool_with_logging", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        *logs.lock().unwrap(),
+        vec![
+            json!("Tool execution started"),
+            json!("Tool processing data"),
+            json!("Tool execution completed")
+        ]
+    );
+    client.close().await;
+}
+
+/// A 2026 `subscriptions/listen` stream over stdio: the change a tool makes arrives tagged
+/// with the listen request's id; dropping the listen future ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_listen_streams_list_changes() {
+    let client = Client::connect(conformance_stdio()).await.unwrap();
+    let listen = client
+        .start_request(
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        )
+        .await
+        .unwrap();
+    let listen_id = listen.id().to_value();
+    let ack = client.next_notification().await.unwrap();
+    assert_eq!(ack.method, "notifications/subscriptions/acknowledged");
+    client
+        .call_tool("test_trigger_tool_change", json!({}))
+        .await
+        .unwrap();
+    let changed = loop {
+        let note = client.next_notification().await.unwrap();
+        if note.method == "notifications/tools/list_changed" {
+            break note;
+        }
+    };
+    assert_eq!(
+        changed.params["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        listen_id
+    );
+    drop(listen);
+    client.close().await;
+}
+
+/// The torture server over stdio: a call that never answers times out and is cancelled on the
+/// server; a dropped call is cancelled too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_timeouts_and_dropped_calls_cancel_on_the_server() {
+    let client = Client::builder()
+        .request_timeout(Some(Duration::from_millis(300)))
+        .connect(torture_stdio())
+        .await
+        .unwrap();
+    let err = client.call_tool("hang", json!({})).await.unwrap_err();
+    assert!(err.message().contains("timed out"), "{err}");
+    wait_for_drops(&client, 1).await;
+
+    // Dropping the future is cancellation.
+    let forever = RequestOptions::new().timeout(None);
+    let call = client.call_tool_with("hang", json!({}), &forever);
+    let raced = tokio::time::timeout(Duration::from_millis(200), call).await;
+    assert!(raced.is_err(), "hang never answers");
+    wait_for_drops(&client, 2).await;
+
+    // The connection still serves.
+    let sum = client
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(text(&sum), "5");
+    client.close().await;
+}
+
+async fn wait_for_drops(client: &Client, n: u64) {
+    for _ in 0..100 {
+        let seen = client.call_tool("hangs_dropped", json!({})).await.unwrap();
+        if text(&seen) == n.to_string() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server never saw cancellation {n}");
+}
+
+/// A server that exits mid-request fails the request with its exit status, and later
+/// requests fail at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_fails_pending_requests() {
+    let client = Client::connect(torture_stdio()).await.unwrap();
+    let err = client.call_tool("exit", json!({})).await.unwrap_err();
+    assert!(err.message().contains("exited (exit status 3)"), "{err}");
+    let later = client.list_tools().await.unwrap_err();
+    assert!(later.message().contains("exit status 3"), "{later}");
+    client.close().await;
+}
+
+/// A line that is not JSON on the server's stdout fails what is pending, with the line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_on_stdout_fails_pending_requests() {
+    let client = Client::connect(torture_stdio()).await.unwrap();
+    let err = client.call_tool("garbage", json!({})).await.unwrap_err();
+    assert!(
+        err.message().contains("not JSON-RPC") && err.message().contains("this is not json"),
+        "{err}"
+    );
+    client.close().await;
+}
+
+/// A program that does not exist is a clear connect error.
+#[tokio::test]
+async fn a_missing_program_is_a_clear_error() {
+    let err = Client::connect(ChildProcess::new("/nonexistent/mcp-server"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.message()
+            .contains("could not start the server `mcp-server`"),
+        "{err}"
+    );
+}
+
+/// Both eras over HTTP against the conformance server in a child process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_both_eras_serve_every_verb() {
+    let server = HttpChild::start("conformance_server", &["--port", "0"]);
+    let modern = answering()
+        .connect(HttpClientTransport::new(&server.url).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(modern.era(), Era::Modern);
+    verbs(&modern).await;
+    // The tool's region argument is mirrored into Mcp-Param-Region (the server checks it).
+    let region = modern
+        .call_tool("test_x_mcp_header", json!({"region": "Zürich"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&region), "region=Zürich");
+    let greeted = modern
+        .call_tool("test_input_required_result_elicitation", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&greeted), "Hello, Ada!");
+    modern.close().await;
+
+    let legacy = answering()
+        .legacy()
+        .connect(HttpClientTransport::new(&server.url).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(legacy.era(), Era::Legacy);
+    verbs(&legacy).await;
+    let sampled = legacy
+        .call_tool("test_sampling", json!({"prompt": "2+2?"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&sampled), "LLM response: four");
+    // The server closes the response stream before answering; the client resumes it with
+    // Last-Event-ID after the server's retry.
+    let resumed = legacy
+        .call_tool("test_reconnection", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&resumed), "Reconnection test completed");
+    legacy.close().await;
+}
+
+/// The 2025 standalone GET stream carries list changes to the handler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_2025_list_changes_arrive_on_the_standalone_stream() {
+    let server = HttpChild::start("conformance_server", &["--port", "0"]);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = Client::builder()
+        .legacy()
+        .on_notification("notifications/tools/list_changed", move |_| {
+            let _ = tx.send(());
+        })
+        .connect(HttpClientTransport::new(&server.url).unwrap())
+        .await
+        .unwrap();
+    // Give the standalone stream a moment to open, then change the tool list.
+    client.ping().await.unwrap();
+    let mut heard = false;
+    for _ in 0..20 {
+        client
+            .call_tool("test_trigger_tool_change", json!({}))
+            .await
+            .unwrap();
+        if tokio::time::timeout(Duration::from_millis(250), rx.recv())
+            .await
+            .is_ok()
+        {
+            heard = true;
+            break;
+        }
+    }
+    assert!(heard, "a list change reached the handler");
+    client.close().await;
+}
+
+/// A 2025 session the server no longer knows (404: here the server restarted) is replaced
+/// transparently and the request retried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_expired_session_is_reopened_and_the_request_retried() {
+    async fn serve(
+        listener: tokio::net::TcpListener,
+    ) -> (
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<mcp::Result<()>>,
+    ) {
+        let server = mcp::server::McpServer::new("restarting").tool(EchoTool);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(mcp::transport::serve_http_on(
+            server,
+            listener,
+            HttpConfig::default(),
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        (stop, task)
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let url = format!("http://{addr}/mcp");
+    let (stop, task) = serve(listener).await;
+    let client = Client::builder()
+        .legacy()
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let first = client
+        .call_tool("echo", json!({"text": "one"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&first), "one");
+
+    // A new server process on the same port knows no sessions.
+    let _ = stop.send(());
+    let _ = task.await;
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let (stop, task) = serve(listener).await;
+    let second = client
+        .call_tool("echo", json!({"text": "two"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&second), "two");
+    client.close().await;
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+/// Echoes the text.
+#[mcp::tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// An endpoint nobody listens on is a clear error, not a hang.
+#[tokio::test]
+async fn an_unreachable_endpoint_is_a_clear_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let err = Client::builder()
+        .era_choice(EraChoice::Auto)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap_err();
+    assert!(err.message().contains("could not reach"), "{err}");
+}
+
+/// A pinned 2026 client needs no request to connect; the envelope rides in `_meta`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_2026_client_sends_nothing_on_connect() {
+    let client = Client::builder()
+        .modern()
+        .connect(conformance_stdio())
+        .await
+        .unwrap();
+    assert!(client.discover_result().is_none());
+    let discover = client.discover().await.unwrap();
+    assert!(discover
+        .supported_versions
+        .contains(&"2026-07-28".to_owned()));
+    assert_eq!(client.server_info().unwrap().name, "mcp-rust-conformance");
+    let raw: Value = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(raw["resultType"], "complete");
+    client.close().await;
+}
