@@ -112,42 +112,64 @@ async fn test_logging_tool(ctx: RequestContext) -> String {
 
 /// Asks the client's model.
 #[tool]
-async fn test_sampling(ctx: RequestContext, prompt: String) -> String {
-    let asked = ctx
-        .request::<_, CreateMessageResult>(
-            "sampling/createMessage",
-            json!({"messages": [{"role": "user", "content": {"type": "text", "text": prompt}}], "maxTokens": 100}),
-        )
-        .await;
-    match asked {
-        Ok(answer) => format!(
-            "LLM response: {}",
-            answer.content["text"].as_str().unwrap_or("")
-        ),
-        Err(e) => format!("Sampling failed: {}", e.message()),
-    }
+async fn test_sampling(ctx: RequestContext, prompt: String) -> mcp::Result<String> {
+    let params = json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+        "maxTokens": 100
+    });
+    Ok(
+        match ask(&ctx, "sampling", "sampling/createMessage", params).await? {
+            Ok(answer) => format!(
+                "LLM response: {}",
+                answer["content"]["text"].as_str().unwrap_or("")
+            ),
+            Err(e) => format!("Sampling failed: {}", e.message()),
+        },
+    )
 }
 
-async fn elicit(ctx: &RequestContext, message: &str, schema: Value) -> String {
-    let asked = ctx
-        .request::<_, ElicitResult>(
-            "elicitation/create",
-            json!({"mode": "form", "message": message, "requestedSchema": schema}),
-        )
-        .await;
-    match asked {
-        Ok(answer) => format!(
-            "User response: action={}, content={}",
-            answer.action,
-            Value::Object(answer.content.unwrap_or_default())
-        ),
-        Err(e) => format!("Elicitation failed: {}", e.message()),
+/// One question to the client in either era: a 2025 request on the call's own stream, or a
+/// 2026 `input_required` round (this tool's answer is read from the retry's `inputResponses`;
+/// the outer `Err` carries the round). The inner result is the client's answer or its error.
+async fn ask(
+    ctx: &RequestContext,
+    key: &str,
+    method: &str,
+    params: Value,
+) -> mcp::Result<Result<Value, McpError>> {
+    if ctx.era() == Era::Legacy {
+        return Ok(ctx.request::<_, Value>(method, params).await);
     }
+    if let Some(answer) = ctx.input_response(key) {
+        return Ok(Ok(answer.clone()));
+    }
+    let mut round = InputRequiredResult::new();
+    let mut requests = serde_json::Map::new();
+    requests.insert(key.into(), json!({"method": method, "params": params}));
+    round.input_requests = Some(requests);
+    Err(McpError::input_required(round))
+}
+
+async fn elicit(ctx: &RequestContext, message: &str, schema: Value) -> mcp::Result<String> {
+    let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+    Ok(
+        match ask(ctx, "form", "elicitation/create", params).await? {
+            Ok(answer) => {
+                let answer: ElicitResult = serde_json::from_value(answer)?;
+                format!(
+                    "User response: action={}, content={}",
+                    answer.action,
+                    Value::Object(answer.content.unwrap_or_default())
+                )
+            }
+            Err(e) => format!("Elicitation failed: {}", e.message()),
+        },
+    )
 }
 
 /// Asks the client's user.
 #[tool]
-async fn test_elicitation(ctx: RequestContext, message: String) -> String {
+async fn test_elicitation(ctx: RequestContext, message: String) -> mcp::Result<String> {
     let schema = json!({
         "type": "object",
         "properties": {"username": {"type": "string"}, "email": {"type": "string"}},
@@ -158,7 +180,7 @@ async fn test_elicitation(ctx: RequestContext, message: String) -> String {
 
 /// Asks with defaults.
 #[tool]
-async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> String {
+async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> mcp::Result<String> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -174,7 +196,7 @@ async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> String {
 
 /// Asks with every kind of enum.
 #[tool]
-async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> String {
+async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> mcp::Result<String> {
     let schema = json!({
         "type": "object",
         "properties": {

@@ -19,14 +19,15 @@ use super::cache::ResultCache;
 use super::input::InputHandlers;
 use super::notify::{NotificationHandlers, ServerNotification};
 use super::options::{ProgressCallback, RequestOptions};
-use super::param_headers::ParamHeaders;
 use crate::era::{Era, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::peer::{Awaiting, PendingRequests};
 use crate::server::SchemaValidator;
 use crate::transport::{Incoming, Outgoing, OutgoingKind, Transport, Wire};
-use crate::types::{DiscoverResult, Implementation, InitializeResult, ServerCapabilities};
+use crate::types::{
+    DiscoverResult, Implementation, InitializeResult, ParamHeaders, ServerCapabilities,
+};
 
 /// Notifications kept for [`Client::next_notification`] before new ones are dropped.
 const NOTIFICATION_BUFFER: usize = 4096;
@@ -238,9 +239,19 @@ impl Client {
     /// the raw result. On 2026 the client's `_meta` envelope is added to the params; an
     /// `input_required` result is returned as it is.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
-        let raw = self
-            .send(method, params, &RequestOptions::default())
-            .await?;
+        self.request_once(method, params, &RequestOptions::default())
+            .await
+    }
+
+    /// [`request`](Self::request) with per-request options: one request, one answer, no
+    /// input loop (what a proxy needs to pass `input_required` on).
+    pub async fn request_once(
+        &self,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+    ) -> Result<Value, McpError> {
+        let raw = self.send(method, params, options).await?;
         Ok(serde_json::from_str(raw.get())?)
     }
 

@@ -57,19 +57,17 @@ impl Client {
     /// drops the tools whose annotations are invalid.
     pub(crate) fn remember_tools(&self, page: &mut ListToolsResult) {
         let mut headers = self.param_headers.lock().unwrap_or_else(|p| p.into_inner());
-        page.tools.retain(
-            |tool| match super::param_headers::param_headers(&tool.input_schema) {
-                Ok(found) => {
-                    headers.insert(tool.name.clone(), found);
-                    true
-                }
-                Err(why) if self.carries_headers() => {
-                    tracing::warn!(tool = %tool.name, "tool dropped from tools/list: {why}");
-                    false
-                }
-                Err(_) => true,
-            },
-        );
+        page.tools.retain(|tool| match tool.param_headers() {
+            Ok(found) => {
+                headers.insert(tool.name.clone(), found);
+                true
+            }
+            Err(why) if self.carries_headers() => {
+                tracing::warn!(tool = %tool.name, "tool dropped from tools/list: {why}");
+                false
+            }
+            Err(_) => true,
+        });
         drop(headers);
         let mut schemas = self
             .output_schemas

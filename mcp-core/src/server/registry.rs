@@ -14,7 +14,6 @@ use super::tool::ToolDef;
 use crate::era::Era;
 use crate::error::McpError;
 use crate::events::{BusCell, Event};
-use crate::types::JsonObject;
 
 struct ToolSet<S> {
     tools: Vec<Arc<ToolDef<S>>>,
@@ -40,7 +39,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         self.param_headers = self
             .tools
             .iter()
-            .map(|t| x_mcp_headers(&t.tool.input_schema))
+            .map(|t| t.tool.param_headers().unwrap_or_default())
             .collect();
         let encode = |tool: &crate::types::Tool| serde_json::to_value(tool).unwrap_or(Value::Null);
         self.modern_page = Arc::new(self.tools.iter().map(|t| encode(&t.tool)).collect());
@@ -202,27 +201,6 @@ pub(crate) fn remove_where<T>(list: &RwLock<Vec<Arc<T>>>, matches: impl Fn(&T) -
 /// A snapshot of the list.
 pub(crate) fn snapshot<T>(list: &RwLock<Vec<Arc<T>>>) -> Vec<Arc<T>> {
     list.read().unwrap_or_else(|p| p.into_inner()).clone()
-}
-
-/// The `x-mcp-header` annotations reachable through `properties` chains, with their paths.
-fn x_mcp_headers(schema: &JsonObject) -> Vec<(String, Vec<String>)> {
-    fn walk(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
-        let Some(Value::Object(props)) = schema.get("properties") else {
-            return;
-        };
-        for (name, prop) in props {
-            let Value::Object(prop) = prop else { continue };
-            path.push(name.clone());
-            if let Some(Value::String(header)) = prop.get("x-mcp-header") {
-                out.push((header.clone(), path.clone()));
-            }
-            walk(prop, path, out);
-            path.pop();
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut Vec::new(), &mut out);
-    out
 }
 
 /// `values` encoded once as a JSON array.
