@@ -42,6 +42,9 @@ pub const DEFAULT_MAX_RESUMPTIONS: u32 = 5;
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest wait a server's `retry` can impose (60 s).
 const MAX_RETRY: Duration = Duration::from_secs(60);
+/// How long opening the standalone 2025 stream may hold back the messages after
+/// `notifications/initialized` (5 s).
+const STANDALONE_WAIT: Duration = Duration::from_secs(5);
 /// The largest JSON body read (64 MiB).
 const MAX_BODY: usize = 64 * 1024 * 1024;
 
@@ -183,8 +186,12 @@ impl Transport for HttpClientTransport {
                     }
                     conn.post_one_way(&message).await;
                     if opens && standalone.is_none() {
+                        // Nothing more is sent until the stream is open (or refused): a server
+                        // may send its first requests there as soon as the session is ready.
                         let conn = conn.clone();
-                        standalone = Some(tasks.spawn(async move { conn.standalone().await }));
+                        let (ready, opened) = tokio::sync::oneshot::channel();
+                        standalone = Some(tasks.spawn(async move { conn.standalone(ready).await }));
+                        let _ = tokio::time::timeout(STANDALONE_WAIT, opened).await;
                     }
                 }
             }
@@ -491,7 +498,8 @@ impl Conn {
 
     /// The standalone `GET` stream of a 2025 session: the server's notifications and requests,
     /// reopened (from the last event id) when it ends, until the server refuses it.
-    async fn standalone(&self) {
+    async fn standalone(&self, ready: tokio::sync::oneshot::Sender<()>) {
+        let mut ready = Some(ready);
         let mut parser = SseParser::default();
         let mut failures = 0;
         loop {
@@ -502,7 +510,11 @@ impl Conn {
             let Ok(request) = builder.body(Full::new(Bytes::new())) else {
                 return;
             };
-            match self.send(request).await {
+            let response = self.send(request).await;
+            if let Some(ready) = ready.take() {
+                let _ = ready.send(());
+            }
+            match response {
                 Ok(response) if response.status().is_success() => {
                     failures = 0;
                     self.pump(response.into_body(), &mut parser, None).await;

@@ -1,0 +1,216 @@
+//! The client the official MCP conformance suite drives (`../shared/conformance/README.md`, "The
+//! client suite"): run as `conformance_client <server-url>` with the scenario's name in
+//! `MCP_CONFORMANCE_SCENARIO` and its data (JSON) in `MCP_CONFORMANCE_CONTEXT`. The era is
+//! negotiated (`server/discover`, then `initialize`), as a host would.
+//!
+//! Run: `EXCEPT='^auth/' ../shared/conformance/run-client-suite.sh
+//! target/debug/examples/conformance_client 2026-07-28`
+
+use std::process::ExitCode;
+
+use mcp::client::{Client, ClientBuilder};
+use mcp::transport::HttpClientTransport;
+use mcp::types::{ElicitResult, Tool};
+use mcp::McpError;
+use serde_json::{json, Map, Value};
+
+/// A form answered the way a user who accepts every default would: each property's `default`,
+/// else a value of its type (what `elicitation-sep1034-client-defaults` checks).
+fn accept_defaults(schema: &Value) -> Map<String, Value> {
+    let mut content = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for (name, property) in properties.into_iter().flatten() {
+        let value = match property.get("default") {
+            Some(default) => default.clone(),
+            None => match property.get("type").and_then(Value::as_str) {
+                Some("boolean") => Value::Bool(true),
+                Some("integer" | "number") => json!(1),
+                _ => match property.get("enum").and_then(|e| e.get(0)) {
+                    Some(first) => first.clone(),
+                    None => Value::from("conformance"),
+                },
+            },
+        };
+        content.insert(name.clone(), value);
+    }
+    content
+}
+
+/// A client that answers every input request: forms with their defaults, sampling with a
+/// fixed text, roots with one folder.
+fn builder() -> ClientBuilder {
+    Client::builder()
+        .on_elicit(|params| async move {
+            let schema = serde_json::to_value(&params.requested_schema).unwrap_or(Value::Null);
+            Ok(ElicitResult {
+                action: "accept".into(),
+                content: Some(accept_defaults(&schema)),
+                meta: None,
+            })
+        })
+        .on_sample(|_| async move {
+            Ok(serde_json::from_value(json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": "This is a conformance test answer."},
+                "model": "conformance-model",
+                "stopReason": "endTurn"
+            }))?)
+        })
+        .on_list_roots(|| async move {
+            Ok(serde_json::from_value(
+                json!({"roots": [{"uri": "file:///tmp/conformance", "name": "conformance"}]}),
+            )?)
+        })
+}
+
+/// Arguments that satisfy a tool's required properties (strings, numbers, booleans).
+fn sample_arguments(tool: &Tool) -> Value {
+    let required: Vec<&str> = tool
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object);
+    let mut arguments = Map::new();
+    for name in required {
+        let kind = properties
+            .and_then(|p| p.get(name))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
+        let value = match kind {
+            Some("integer" | "number") => json!(1),
+            Some("boolean") => json!(true),
+            Some("object") => json!({}),
+            Some("array") => json!([]),
+            _ => json!("us-west1"),
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    Value::Object(arguments)
+}
+
+/// Lists everything and exercises each item: every tool called, every resource read, every
+/// prompt fetched (with its required arguments).
+async fn exercise_everything(client: &Client) -> Result<(), McpError> {
+    for tool in client.list_all_tools().await? {
+        client
+            .call_tool(&tool.name, sample_arguments(&tool))
+            .await?;
+    }
+    if let Ok(resources) = client.list_all_resources().await {
+        for resource in resources {
+            client.read_resource(&resource.uri).await?;
+        }
+    }
+    if let Ok(prompts) = client.list_all_prompts().await {
+        for prompt in prompts {
+            let arguments = prompt
+                .arguments
+                .iter()
+                .flatten()
+                .filter(|a| a.required == Some(true))
+                .map(|a| (a.name.clone(), "conformance".to_owned()))
+                .collect();
+            client.get_prompt(&prompt.name, arguments).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn run(scenario: &str, url: &str, context: &Value) -> Result<(), McpError> {
+    let client = builder().connect(HttpClientTransport::new(url)?).await?;
+    let outcome = scenario_steps(&client, scenario, context).await;
+    client.close().await;
+    outcome
+}
+
+async fn scenario_steps(client: &Client, scenario: &str, context: &Value) -> Result<(), McpError> {
+    match scenario {
+        // The handshake (or the probe) is the whole test.
+        "initialize" | "request-metadata" => {
+            client.list_tools().await?;
+        }
+        "tools_call" => {
+            client
+                .call_tool("add_numbers", json!({"a": 5, "b": 3}))
+                .await?;
+        }
+        "elicitation-sep1034-client-defaults" => {
+            client
+                .call_tool("test_client_elicitation_defaults", json!({}))
+                .await?;
+        }
+        "sse-retry" => {
+            client.list_tools().await?;
+            client.call_tool("test_reconnection", json!({})).await?;
+        }
+        "sep-2322-client-request-state" => {
+            for tool in [
+                "test_mrtr_echo_state",
+                "test_mrtr_no_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_result_type",
+            ] {
+                client.call_tool(tool, json!({})).await?;
+            }
+        }
+        "http-custom-headers" => {
+            client.list_all_tools().await?;
+            let calls = context
+                .get("toolCalls")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for call in calls {
+                let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+                let arguments = call.get("arguments").cloned().unwrap_or(json!({}));
+                client.call_tool(name, arguments).await?;
+            }
+        }
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_all_tools().await?;
+            let focal = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or_else(|| McpError::internal("the focal tool is not listed"))?;
+            let schema = Value::Object(focal.input_schema.clone());
+            client
+                .call_tool("json_schema_echo", json!({ "schema": schema }))
+                .await?;
+        }
+        // Listing is the test: the client must not fetch what a `$ref` points at.
+        "json-schema-ref-no-deref" => {
+            client.list_all_tools().await?;
+        }
+        // Tools with invalid x-mcp-header annotations are dropped by the listing; the rest
+        // are called. Standard headers: every kind of request once.
+        _ => exercise_everything(client).await?,
+    }
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!(
+            "usage: conformance_client <server-url> (MCP_CONFORMANCE_SCENARIO names the scenario)"
+        );
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    match run(&scenario, &url, &context).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{scenario}: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
