@@ -4,6 +4,9 @@
 #   - builds (release) the same one-tool server `add(a, b)` with this SDK, with rmcp 3 (the
 #     official Rust SDK), as a hand-written std + serde_json stdio loop, and as a bare hyper
 #     HTTP server (bench/, its own workspace: the SDK's builds never compile rmcp);
+#   - measures this SDK's client and rmcp's client against the raw stdio server (1 and 64
+#     requests in flight; calls/s and the client's CPU per call), beside the hand-written
+#     driver's figures against the same server;
 #   - drives each with bench/src/bin/driver.rs: the server pinned to CPU 0, the driver to CPU 1
 #     (taskset), stdio sequential and pipelined (64 in flight), HTTP keep-alive at 1 and 32
 #     connections, a 100,000-call stdio flood; server CPU and peak RSS from /proc;
@@ -47,6 +50,14 @@ for mode in sequential pipelined flood; do
   record "$RMCP" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" legacy -- "$bin/rmcp-stdio")"
   record "$LIMIT" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" legacy -- "$bin/raw-stdio")"
   record "$OURS, 2026 wire" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" modern -- "$bin/ours-stdio")"
+done
+
+echo "== clients (stdio, against the raw server: the client is what is measured)"
+server0=("$bin/raw-stdio")
+command -v taskset >/dev/null && server0=(taskset -c 0 "$bin/raw-stdio")
+for depth in 1 64; do
+  record "mcp client" "client-stdio-$depth" "$(pin 1 "$bin/client-ours" "$depth" 100000 -- "${server0[@]}")"
+  record "rmcp client" "client-stdio-$depth" "$(pin 1 "$bin/client-rmcp" "$depth" 100000 -- "${server0[@]}")"
 done
 
 http_run() { # impl label server-args... ; mode comes from $mode

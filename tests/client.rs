@@ -508,3 +508,105 @@ async fn a_pinned_2026_client_sends_nothing_on_connect() {
     assert_eq!(raw["resultType"], "complete");
     client.close().await;
 }
+
+/// 2026 over HTTP: a call that times out closes its response, and the server drops the
+/// handler (the spec's cancellation); a dropped future does the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_2026_cancellation_closes_the_response() {
+    let server = HttpChild::start("torture", &["--http", "127.0.0.1:0"]);
+    let client = Client::builder()
+        .request_timeout(Some(Duration::from_millis(300)))
+        .connect(HttpClientTransport::new(&server.url).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Era::Modern);
+    let err = client.call_tool("hang", json!({})).await.unwrap_err();
+    assert!(err.message().contains("timed out"), "{err}");
+    wait_for_drops(&client, 1).await;
+    let forever = RequestOptions::new().timeout(None);
+    let call = client.call_tool_with("hang", json!({}), &forever);
+    assert!(tokio::time::timeout(Duration::from_millis(200), call)
+        .await
+        .is_err());
+    wait_for_drops(&client, 2).await;
+    client.close().await;
+}
+
+/// A 2026 `subscriptions/listen` stream over HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_2026_listen_streams_list_changes() {
+    let server = HttpChild::start("conformance_server", &["--port", "0"]);
+    let client = Client::connect(HttpClientTransport::new(&server.url).unwrap())
+        .await
+        .unwrap();
+    let listen = client
+        .start_request(
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        )
+        .await
+        .unwrap();
+    let ack = client.next_notification().await.unwrap();
+    assert_eq!(ack.method, "notifications/subscriptions/acknowledged");
+    client
+        .call_tool("test_trigger_tool_change", json!({}))
+        .await
+        .unwrap();
+    let changed = loop {
+        let note = client.next_notification().await.unwrap();
+        if note.method == "notifications/tools/list_changed" {
+            break note;
+        }
+    };
+    assert_eq!(
+        changed.params["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        listen.id().to_value()
+    );
+    drop(listen);
+    client.close().await;
+}
+
+/// With `cache_results`, a cacheable 2026 result is served from the cache for its `ttlMs`, and
+/// a list-changed notification drops it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cacheable_results_are_reused_for_their_ttl() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let lists = Arc::new(AtomicUsize::new(0));
+    let counted = lists.clone();
+    let mut server = mcp::lowlevel::Server::new("cached");
+    server
+        .on_list_tools(move |_, _| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { Ok(ListToolsResult::default()) }
+        })
+        .cache_hint("tools/list", mcp::lowlevel::CacheHint::public(60_000));
+    let client = Client::builder()
+        .cache_results(true)
+        .connect(server)
+        .await
+        .unwrap();
+    client.list_tools().await.unwrap();
+    client.list_tools().await.unwrap();
+    assert_eq!(
+        lists.load(Ordering::SeqCst),
+        1,
+        "the second list came from the cache"
+    );
+    let uncached = Client::connect({
+        let counted = lists.clone();
+        let mut s = mcp::lowlevel::Server::new("uncached");
+        s.on_list_tools(move |_, _| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { Ok(ListToolsResult::default()) }
+        })
+        .cache_hint("tools/list", mcp::lowlevel::CacheHint::public(60_000));
+        s
+    })
+    .await
+    .unwrap();
+    uncached.list_tools().await.unwrap();
+    uncached.list_tools().await.unwrap();
+    assert_eq!(lists.load(Ordering::SeqCst), 3, "no cache unless asked");
+    client.close().await;
+    uncached.close().await;
+}

@@ -1,6 +1,7 @@
 //! Shared pieces of the benchmark binaries: the wire messages every implementation answers,
 //! and rmcp's one-tool server.
 
+pub mod client_load;
 pub mod rmcp_adder;
 
 /// The `tools/call` every implementation answers: `add(a, b)` as text.

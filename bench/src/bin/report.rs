@@ -25,7 +25,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fmt = |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
     println!("| scenario | implementation | calls/s | median µs | p99 µs | server CPU µs/call | peak RSS MiB |");
     println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-    for r in rows.iter().filter(|r| r["scenario"] != "build") {
+    let client_row = |r: &&Value| r["scenario"].as_str().is_some_and(|s| s.starts_with("client-"));
+    for r in rows
+        .iter()
+        .filter(|r| r["scenario"] != "build")
+        .filter(|r| !client_row(r))
+    {
         let f = &r["figures"];
         let rss = f["peak_rss_kib"].as_f64().map(|k| k / 1024.0);
         println!(
@@ -37,6 +42,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             fmt(f["p99_us"].as_f64(), 1),
             fmt(f["cpu_us_per_call"].as_f64(), 2),
             fmt(rss, 1),
+        );
+    }
+    println!();
+    println!("| client scenario | client | calls/s | client CPU µs/call |");
+    println!("| --- | --- | ---: | ---: |");
+    for r in rows.iter().filter(client_row) {
+        let f = &r["figures"];
+        println!(
+            "| {} | {} | {} | {} |",
+            r["scenario"].as_str().unwrap_or(""),
+            r["impl"].as_str().unwrap_or(""),
+            fmt(f["rate"].as_f64(), 0),
+            fmt(f["client_cpu_us_per_call"].as_f64(), 2),
         );
     }
     println!();
@@ -77,6 +95,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "| HTTP 32 connections vs rmcp >= 1.5x | {} |",
         ratio(get(ours, "http-32", "rate"), get("rmcp", "http-32", "rate"))
+    );
+    let (our_client, rmcp_client) = ("mcp client", "rmcp client");
+    println!(
+        "| client, 64 in flight, vs rmcp's client >= 5x | {} |",
+        ratio(
+            get(our_client, "client-stdio-64", "rate"),
+            get(rmcp_client, "client-stdio-64", "rate")
+        )
+    );
+    println!(
+        "| client, 64 in flight, vs the hand-written driver >= 0.7x | {} |",
+        ratio(
+            get(our_client, "client-stdio-64", "rate"),
+            get(limit, "stdio-pipelined", "rate")
+        )
+    );
+    println!(
+        "| client, 1 in flight, vs the hand-written driver | {} |",
+        ratio(
+            get(our_client, "client-stdio-1", "rate"),
+            get(limit, "stdio-sequential", "rate")
+        )
     );
     Ok(())
 }

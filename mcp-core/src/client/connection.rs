@@ -42,8 +42,8 @@ const CLOSE_WAIT: Duration = Duration::from_secs(30);
 pub(crate) struct Negotiated {
     pub(crate) era: Era,
     pub(crate) version: Arc<str>,
-    pub(crate) initialize: Option<InitializeResult>,
-    pub(crate) discover: Option<DiscoverResult>,
+    pub(crate) initialize: Option<Arc<InitializeResult>>,
+    pub(crate) discover: Option<Arc<DiscoverResult>>,
 }
 
 /// What the reader task and the request paths share.
@@ -79,6 +79,8 @@ pub struct Client {
     pub(crate) shared: Arc<Shared>,
     next_token: AtomicU64,
     carries_headers: bool,
+    /// The 2026 envelope's capabilities and client info, encoded once.
+    envelope: (Value, Value),
     notifications: tokio::sync::Mutex<mpsc::Receiver<ServerNotification>>,
     /// Output-schema validators of the tools seen in `tools/list` (`None`: no output schema).
     pub(crate) output_schemas: Mutex<HashMap<String, Option<Arc<SchemaValidator>>>>,
@@ -148,7 +150,12 @@ impl Client {
             note_tx,
             out.downgrade(),
         ));
+        let envelope = (
+            serde_json::to_value(&config.capabilities)?,
+            serde_json::to_value(&config.client_info)?,
+        );
         let client = Self {
+            envelope,
             config,
             out,
             shared,
@@ -185,7 +192,11 @@ impl Client {
 
     /// The era this client speaks (found on connect, or pinned).
     pub fn era(&self) -> Era {
-        self.negotiated().era
+        self.shared
+            .negotiated
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .era
     }
 
     /// The protocol version spoken: the one `initialize` negotiated (2025), or the one in
@@ -196,13 +207,17 @@ impl Client {
 
     /// The server's `initialize` answer (2025 only).
     pub fn initialize_result(&self) -> Option<InitializeResult> {
-        self.negotiated().initialize
+        self.negotiated()
+            .initialize
+            .map(|r| InitializeResult::clone(&r))
     }
 
     /// The server's `server/discover` answer (2026), from negotiation or the last
     /// [`discover`](Self::discover).
     pub fn discover_result(&self) -> Option<DiscoverResult> {
-        self.negotiated().discover
+        self.negotiated()
+            .discover
+            .map(|r| DiscoverResult::clone(&r))
     }
 
     /// Who the server says it is: `serverInfo` of `initialize` (2025), or of the
@@ -210,10 +225,11 @@ impl Client {
     pub fn server_info(&self) -> Option<Implementation> {
         let negotiated = self.negotiated();
         if let Some(init) = negotiated.initialize {
-            return Some(init.server_info);
+            return Some(init.server_info.clone());
         }
-        let meta = negotiated.discover?.meta?;
-        serde_json::from_value(meta.get(crate::era::META_SERVER_INFO)?.clone()).ok()
+        let discover = negotiated.discover?;
+        let info = discover.meta.as_ref()?.get(crate::era::META_SERVER_INFO)?;
+        serde_json::from_value(info.clone()).ok()
     }
 
     /// What the server offers (`None` with a pinned 2026 version until
@@ -221,8 +237,8 @@ impl Client {
     pub fn server_capabilities(&self) -> Option<ServerCapabilities> {
         let negotiated = self.negotiated();
         match negotiated.initialize {
-            Some(init) => Some(init.capabilities),
-            None => negotiated.discover.map(|d| d.capabilities),
+            Some(init) => Some(init.capabilities.clone()),
+            None => negotiated.discover.map(|d| d.capabilities.clone()),
         }
     }
 
@@ -230,8 +246,8 @@ impl Client {
     pub fn instructions(&self) -> Option<String> {
         let negotiated = self.negotiated();
         match negotiated.initialize {
-            Some(init) => init.instructions,
-            None => negotiated.discover.and_then(|d| d.instructions),
+            Some(init) => init.instructions.clone(),
+            None => negotiated.discover.and_then(|d| d.instructions.clone()),
         }
     }
 
@@ -575,8 +591,7 @@ impl Client {
     /// Lists every tool to learn their annotations (straight through the transport, not
     /// through [`send`](Self::send), which calls this).
     async fn learn_tools(&self) -> Result<(), McpError> {
-        let mut cursor: Option<String> = None;
-        loop {
+        super::verbs::all_pages(|cursor| async move {
             let params = match &cursor {
                 Some(c) => serde_json::json!({ "cursor": c }),
                 None => serde_json::json!({}),
@@ -590,20 +605,19 @@ impl Client {
                 .await?;
             let mut page: crate::types::ListToolsResult = serde_json::from_str(raw.get())?;
             self.remember_tools(&mut page);
-            match page.next_cursor {
-                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
-                _ => return Ok(()),
-            }
-        }
+            Ok((Vec::<()>::new(), page.next_cursor))
+        })
+        .await
+        .map(drop)
     }
 
     fn add_envelope(&self, meta: &mut Map<String, Value>, version: &str) {
         meta.entry(META_PROTOCOL_VERSION)
             .or_insert_with(|| Value::from(version));
         meta.entry(META_CLIENT_CAPABILITIES)
-            .or_insert_with(|| serde_json::to_value(&self.config.capabilities).unwrap_or_default());
+            .or_insert_with(|| self.envelope.0.clone());
         meta.entry(META_CLIENT_INFO)
-            .or_insert_with(|| serde_json::to_value(&self.config.client_info).unwrap_or_default());
+            .or_insert_with(|| self.envelope.1.clone());
     }
 }
 

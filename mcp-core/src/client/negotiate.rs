@@ -45,7 +45,7 @@ async fn probe(client: &Client) -> Result<(), McpError> {
                     client.set_negotiated(|n| {
                         n.era = Era::Modern;
                         n.version = Arc::from(version.as_str());
-                        n.discover = Some(discover);
+                        n.discover = Some(Arc::new(discover));
                     });
                     Ok(())
                 }
@@ -114,7 +114,7 @@ async fn initialize(client: &Client, version: &str) -> Result<(), McpError> {
     }
     client.set_negotiated(|n| {
         n.version = Arc::from(result.protocol_version.as_str());
-        n.initialize = Some(result);
+        n.initialize = Some(Arc::new(result));
     });
     client
         .notify("notifications/initialized", Value::Null)

@@ -15,7 +15,7 @@ impl Client {
     /// [`server_capabilities`](Self::server_capabilities) and friends.
     pub async fn discover(&self) -> Result<DiscoverResult, McpError> {
         let result: DiscoverResult = self.request_typed("server/discover", json!({})).await?;
-        self.set_negotiated(|n| n.discover = Some(result.clone()));
+        self.set_negotiated(|n| n.discover = Some(Arc::new(result.clone())));
         Ok(result)
     }
 
@@ -31,16 +31,11 @@ impl Client {
 
     /// Every tool, following `nextCursor` until the last page.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, McpError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        all_pages(|cursor| async move {
             let page = self.list_tools_page(cursor.as_deref()).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     /// `tools/list` from `cursor`. The client remembers each tool's `outputSchema` to check
@@ -135,13 +130,7 @@ impl Client {
         if self.known_output_schema(name).is_none() {
             // A server that cannot list its tools gets no check; a tool the list does not
             // show is remembered as having no schema, so the list is fetched once per name.
-            let mut cursor: Option<String> = None;
-            while let Ok(page) = self.list_tools_page(cursor.as_deref()).await {
-                match page.next_cursor {
-                    Some(next) => cursor = Some(next),
-                    None => break,
-                }
-            }
+            let _ = self.list_all_tools().await;
             self.output_schemas
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -173,44 +162,29 @@ impl Client {
 
     /// Every resource, following `nextCursor`.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, McpError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        all_pages(|cursor| async move {
             let page = self.list_resources_page(cursor.as_deref()).await?;
-            all.extend(page.resources);
-            match page.next_cursor {
-                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
     }
 
     /// Every resource template, following `nextCursor`.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        all_pages(|cursor| async move {
             let page = self.list_resource_templates_page(cursor.as_deref()).await?;
-            all.extend(page.resource_templates);
-            match page.next_cursor {
-                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.resource_templates, page.next_cursor))
+        })
+        .await
     }
 
     /// Every prompt, following `nextCursor`.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, McpError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        all_pages(|cursor| async move {
             let page = self.list_prompts_page(cursor.as_deref()).await?;
-            all.extend(page.prompts);
-            match page.next_cursor {
-                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
     }
 
     /// `resources/list`, first page.
@@ -313,6 +287,25 @@ impl Client {
     ) -> Result<SubscriptionsListenResult, McpError> {
         self.request_typed("subscriptions/listen", json!({ "notifications": filter }))
             .await
+    }
+}
+
+/// Follows `nextCursor` from the first page to the last (a cursor the server repeats ends it,
+/// so a confused server cannot loop the client forever).
+pub(super) async fn all_pages<T, F, Fut>(mut page: F) -> Result<Vec<T>, McpError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), McpError>>,
+{
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let (items, next) = page(cursor.clone()).await?;
+        all.extend(items);
+        match next {
+            Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
+            _ => return Ok(all),
+        }
     }
 }
 

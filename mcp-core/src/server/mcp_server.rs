@@ -130,7 +130,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         self
     }
 
-    /// Adds a tool (a `#[tool]` function or a [`ToolDef`]). A tool with the same name replaces
+    /// Adds a tool (a `#[tool]` function or a [`ToolDef`](crate::server::ToolDef)). A tool with the same name replaces
     /// the earlier one.
     pub fn tool(self, tool: impl IntoTool<S>) -> Self {
         self.registry.insert(tool.into_tool());

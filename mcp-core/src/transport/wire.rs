@@ -281,12 +281,10 @@ async fn write_all<W: AsyncWrite + Unpin>(writer: &mut W, buf: &[u8]) -> std::io
 /// surrounding whitespace, else `=?base64?...?=` of its UTF-8 (also when the plain text looks
 /// like that form).
 pub(crate) fn encode_header_value(value: &str) -> String {
-    let plain = !value.is_empty()
-        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !value.starts_with(' ')
-        && !value.ends_with(' ')
-        && !(value.starts_with("=?base64?") && value.ends_with("?="));
-    if plain || value.is_empty() {
+    let header_safe = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let looks_encoded = value.starts_with("=?base64?") && value.ends_with("?=");
+    if header_safe && !padded && !looks_encoded {
         value.to_owned()
     } else {
         format!("=?base64?{}?=", crate::base64::encode(value.as_bytes()))
