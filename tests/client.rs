@@ -232,6 +232,13 @@ async fn stdio_2025_answers_server_requests_and_hears_logs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_listen_streams_list_changes() {
     let client = Client::connect(conformance_stdio()).await.unwrap();
+    hear_a_list_change(&client).await;
+    client.close().await;
+}
+
+/// Opens a listen stream, triggers a tool-list change, and checks the notification is tagged
+/// with the stream's id; dropping the stream's request ends it.
+async fn hear_a_list_change(client: &Client) {
     let listen = client
         .start_request(
             "subscriptions/listen",
@@ -239,7 +246,6 @@ async fn stdio_listen_streams_list_changes() {
         )
         .await
         .unwrap();
-    let listen_id = listen.id().to_value();
     let ack = client.next_notification().await.unwrap();
     assert_eq!(ack.method, "notifications/subscriptions/acknowledged");
     client
@@ -254,10 +260,9 @@ async fn stdio_listen_streams_list_changes() {
     };
     assert_eq!(
         changed.params["_meta"]["io.modelcontextprotocol/subscriptionId"],
-        listen_id
+        listen.id().to_value()
     );
     drop(listen);
-    client.close().await;
 }
 
 /// The torture server over stdio: a call that never answers times out and is cancelled on the
@@ -476,12 +481,7 @@ async fn echo(text: String) -> String {
 /// An endpoint nobody listens on is a clear error, not a hang.
 #[tokio::test]
 async fn an_unreachable_endpoint_is_a_clear_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let url = format!("http://127.0.0.1:{}/mcp", support::free_port());
     let err = Client::builder()
         .era_choice(EraChoice::Auto)
         .connect(HttpClientTransport::new(&url).unwrap())
@@ -539,30 +539,7 @@ async fn http_2026_listen_streams_list_changes() {
     let client = Client::connect(HttpClientTransport::new(&server.url).unwrap())
         .await
         .unwrap();
-    let listen = client
-        .start_request(
-            "subscriptions/listen",
-            json!({"notifications": {"toolsListChanged": true}}),
-        )
-        .await
-        .unwrap();
-    let ack = client.next_notification().await.unwrap();
-    assert_eq!(ack.method, "notifications/subscriptions/acknowledged");
-    client
-        .call_tool("test_trigger_tool_change", json!({}))
-        .await
-        .unwrap();
-    let changed = loop {
-        let note = client.next_notification().await.unwrap();
-        if note.method == "notifications/tools/list_changed" {
-            break note;
-        }
-    };
-    assert_eq!(
-        changed.params["_meta"]["io.modelcontextprotocol/subscriptionId"],
-        listen.id().to_value()
-    );
-    drop(listen);
+    hear_a_list_change(&client).await;
     client.close().await;
 }
 

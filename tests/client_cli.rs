@@ -40,36 +40,28 @@ fn tools_prints_one_name_and_description_per_line() {
     assert!(text.lines().count() > 20, "{text}");
 }
 
+/// `call NAME [JSON]` in era `era`, parsed from stdout.
+fn call(era: &str, args: &[&str]) -> Value {
+    let command = server_command();
+    let mut argv = vec!["--stdio", command.as_str(), "--era", era, "call"];
+    argv.extend_from_slice(args);
+    let out = cli(&argv);
+    assert!(out.status.success(), "{era}: {}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).expect("JSON on stdout")
+}
+
 #[test]
 fn call_prints_the_result_as_json_in_either_era() {
     for era in ["auto", "2025-11-25", "2026-07-28"] {
-        let out = cli(&[
-            "--stdio",
-            &server_command(),
-            "--era",
-            era,
-            "call",
-            "test_prompt_tool",
-            r#"{"a": 1}"#,
-        ]);
-        assert!(out.status.success(), "{era}: {}", stderr(&out));
-        let result: Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
-        assert_eq!(result["isError"], true, "{era}: {result}");
+        let unknown = call(era, &["test_prompt_tool", r#"{"a": 1}"#]);
+        assert_eq!(unknown["isError"], true, "{era}: {unknown}");
         assert_eq!(
-            result["content"][0]["text"],
+            unknown["content"][0]["text"],
             "Unknown tool: test_prompt_tool"
         );
-        let out = cli(&[
-            "--stdio",
-            &server_command(),
-            "--era",
-            era,
-            "call",
-            "test_simple_text",
-        ]);
-        let result: Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
+        let simple = call(era, &["test_simple_text"]);
         assert_eq!(
-            result["content"][0]["text"], "This is a simple text response for testing.",
+            simple["content"][0]["text"], "This is a simple text response for testing.",
             "{era}"
         );
     }
@@ -86,12 +78,7 @@ fn a_json_rpc_error_exits_non_zero_with_one_line() {
 
 #[test]
 fn an_unreachable_server_exits_non_zero_with_one_line() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let url = format!("http://127.0.0.1:{}/mcp", support::free_port());
     let out = cli(&["--url", &url, "tools"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);

@@ -53,6 +53,17 @@ pub const REMOVED_IN_MODERN: &[&str] = &[
     "notifications/elicitation/complete",
 ];
 
+/// Methods whose complete 2026 results carry `ttlMs` and `cacheScope` (the server stamps them,
+/// a client may cache by them).
+pub const CACHEABLE_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
 /// Methods that exist only on the 2026 wire (answered `-32601` in a 2025 session).
 pub const MODERN_ONLY: &[&str] = &["server/discover", "subscriptions/listen"];
 

@@ -42,6 +42,14 @@ pub fn outside_program(name: &str, present: bool, how: &str) -> bool {
     false
 }
 
+/// A port on 127.0.0.1 nobody listens on (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
 /// True when `program --version` runs.
 pub fn runs(program: &str) -> bool {
     std::process::Command::new(program)

@@ -9,15 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// Methods whose results carry `ttlMs` and `cacheScope`.
-const CACHEABLE: &[&str] = &[
-    "server/discover",
-    "tools/list",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-];
+use crate::era::CACHEABLE_METHODS;
 
 /// The largest `ttlMs` honoured (one day): a server's typo never pins a result for ever.
 const MAX_TTL: Duration = Duration::from_secs(24 * 3600);
@@ -40,7 +32,7 @@ struct Hints {
 impl ResultCache {
     /// The key of a request, when its method is cacheable.
     pub(crate) fn key(method: &str, params: &Value) -> Option<String> {
-        if !CACHEABLE.contains(&method) {
+        if !CACHEABLE_METHODS.contains(&method) {
             return None;
         }
         let mut params = params.clone();

@@ -2,15 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Methods whose complete 2026 results carry `ttlMs` and `cacheScope`.
-pub const CACHEABLE_METHODS: &[&str] = &[
-    "server/discover",
-    "tools/list",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-];
+pub use crate::era::CACHEABLE_METHODS;
 
 /// Who may reuse a cached result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
