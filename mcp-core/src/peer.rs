@@ -1,10 +1,11 @@
 //! The part of a connection both roles share: request ids, the map of requests waiting for
 //! their answer, and the guard that forgets a request however its wait ends (answer, drop,
-//! timeout, connection loss).
+//! timeout, connection loss) ([`PendingRequests`]); and the requests the peer sent that run
+//! here, for cancellation ([`RunningRequests`]).
 //!
-//! The server uses it for its server-to-client requests (2025 `elicitation/create`,
-//! `sampling/createMessage`, `roots/list`, `ping`); the [`Client`](crate::client::Client) for
-//! every request it sends. Neither keeps a map of its own.
+//! The server waits in [`PendingRequests`] for its server-to-client requests (2025
+//! `elicitation/create`, `sampling/createMessage`, `roots/list`, `ping`), the
+//! [`Client`](crate::client::Client) for every request it sends; neither keeps a map of its own.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -12,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
+use tokio::task::AbortHandle;
 
 use crate::error::McpError;
 use crate::jsonrpc::{ErrorObject, RequestId};
@@ -173,5 +175,76 @@ impl Drop for Awaiting {
 impl std::fmt::Debug for Awaiting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Awaiting").field("id", &self.id).finish()
+    }
+}
+
+/// Requests the peer sent that are running here, by id, each with a tag `T`: a cancellation
+/// aborts one, the end of a connection aborts those that must not outlive it. The server keeps
+/// one per connection (stdio, in memory) and per 2025 HTTP session; the client's HTTP transport
+/// keeps its 2026 requests in one, to close a response when the client gives up.
+pub(crate) struct RunningRequests<T = ()> {
+    map: Mutex<HashMap<RequestId, (AbortHandle, T)>>,
+}
+
+impl<T> Default for RunningRequests<T> {
+    fn default() -> Self {
+        Self {
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T> RunningRequests<T> {
+    fn map(&self) -> MutexGuard<'_, HashMap<RequestId, (AbortHandle, T)>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts the request `id` with `spawn` and records it; false (and nothing spawned) when
+    /// the id is already running. The entry exists before the task can run to its end, so the
+    /// task's own [`finish`](Self::finish) never races ahead of it.
+    pub(crate) fn start(&self, id: RequestId, tag: T, spawn: impl FnOnce() -> AbortHandle) -> bool {
+        let mut map = self.map();
+        if map.contains_key(&id) {
+            return false;
+        }
+        let abort = spawn();
+        map.insert(id, (abort, tag));
+        true
+    }
+
+    /// Records a request already started (replacing an entry of the same id).
+    pub(crate) fn insert(&self, id: RequestId, abort: AbortHandle, tag: T) {
+        let mut map = self.map();
+        map.retain(|_, (running, _)| !running.is_finished());
+        if !abort.is_finished() {
+            map.insert(id, (abort, tag));
+        }
+    }
+
+    /// Forgets the request `id`, which ended by itself.
+    pub(crate) fn finish(&self, id: &RequestId) {
+        self.map().remove(id);
+    }
+
+    /// Aborts the request `id`; false when it is not running (unknown, or already done).
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        match self.map().remove(id) {
+            Some((abort, _)) => {
+                abort.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Aborts every request whose tag matches.
+    pub(crate) fn cancel_where(&self, matches: impl Fn(&T) -> bool) {
+        self.map().retain(|_, (abort, tag)| {
+            let cancel = matches(tag);
+            if cancel {
+                abort.abort();
+            }
+            !cancel
+        });
     }
 }

@@ -1,18 +1,17 @@
 //! One connection over a byte stream (stdio, in-memory pipe): reads newline-delimited
 //! messages, runs requests concurrently under a bound, writes answers as they finish.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
-use tokio::task::AbortHandle;
 
 use super::dispatch::{self, run_hooks, Origin};
 use super::RunningServer;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::lowlevel::Session;
+use crate::peer::RunningRequests;
 use crate::transport::lines::{Frame, LineReader};
 use crate::types::CancelledNotificationParams;
 
@@ -47,16 +46,12 @@ where
     serve_lines(server, reader, writer, config).await
 }
 
-struct Flight {
-    abort: AbortHandle,
-    long_lived: bool,
-}
-
 struct Conn<S> {
     server: Arc<RunningServer<S>>,
     session: Session,
     sink: mpsc::Sender<String>,
-    in_flight: Mutex<HashMap<RequestId, Flight>>,
+    /// The requests running, tagged `true` when long-lived (`subscriptions/listen`).
+    in_flight: RunningRequests<bool>,
     surface_internal: bool,
 }
 
@@ -81,7 +76,7 @@ where
         session: Session::new(config.kind, sink.clone()),
         server,
         sink,
-        in_flight: Mutex::new(HashMap::new()),
+        in_flight: RunningRequests::default(),
         surface_internal: config.surface_internal,
     });
 
@@ -174,10 +169,6 @@ enum Work {
 }
 
 impl<S: Send + Sync + 'static> Conn<S> {
-    fn flights(&self) -> MutexGuard<'_, HashMap<RequestId, Flight>> {
-        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     fn origin(&self) -> Origin<'_, S> {
         Origin {
             server: &self.server,
@@ -257,34 +248,20 @@ impl<S: Send + Sync + 'static> Conn<S> {
         params: Option<Box<serde_json::value::RawValue>>,
         permit: OwnedSemaphorePermit,
     ) {
-        let duplicate = {
-            let mut flights = self.flights();
-            if flights.contains_key(&id) {
-                true
-            } else {
-                let long_lived = method == "subscriptions/listen";
-                let conn = self.clone();
-                let task_id = id.clone();
-                // The lock is held while spawning so the task cannot finish (and remove its
-                // entry) before the entry exists.
-                let handle = tokio::spawn(async move {
-                    let line =
-                        dispatch::handle_request(conn.origin(), task_id.clone(), method, params)
-                            .await;
-                    conn.flights().remove(&task_id);
-                    conn.send(line).await;
-                    drop(permit);
-                });
-                flights.insert(
-                    id.clone(),
-                    Flight {
-                        abort: handle.abort_handle(),
-                        long_lived,
-                    },
-                );
-                false
-            }
-        };
+        let long_lived = method == "subscriptions/listen";
+        let conn = self.clone();
+        let task_id = id.clone();
+        let started = self.in_flight.start(id.clone(), long_lived, move || {
+            tokio::spawn(async move {
+                let line =
+                    dispatch::handle_request(conn.origin(), task_id.clone(), method, params).await;
+                conn.in_flight.finish(&task_id);
+                conn.send(line).await;
+                drop(permit);
+            })
+            .abort_handle()
+        });
+        let duplicate = !started;
         if duplicate {
             let e = McpError::invalid_request(format!(
                 "Invalid request: id {id} is already in use by a request in flight"
@@ -301,19 +278,13 @@ impl<S: Send + Sync + 'static> Conn<S> {
             return;
         };
         let Some(id) = p.request_id else { return };
-        if let Some(flight) = self.flights().remove(&id) {
-            flight.abort.abort();
+        if self.in_flight.cancel(&id) {
             tracing::debug!(%id, reason = p.reason.as_deref().unwrap_or(""), "request cancelled");
         }
     }
 
     fn abort_long_lived(&self) {
-        self.flights().retain(|_, flight| {
-            if flight.long_lived {
-                flight.abort.abort();
-            }
-            !flight.long_lived
-        });
+        self.in_flight.cancel_where(|&long_lived| long_lived);
     }
 }
 

@@ -20,6 +20,7 @@ use crate::era::LEGACY_VERSIONS;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::lowlevel::Session;
+use crate::peer::RunningRequests;
 use crate::types::CancelledNotificationParams;
 
 pub(crate) struct HttpSession {
@@ -28,7 +29,7 @@ pub(crate) struct HttpSession {
     standalone_seq: std::sync::atomic::AtomicU64,
     standalone: Mutex<Option<mpsc::Receiver<String>>>,
     last_seen: Mutex<Instant>,
-    in_flight: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
+    in_flight: RunningRequests,
 }
 
 pub(crate) struct Shared<S> {
@@ -180,9 +181,8 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                         serde_json::from_str::<CancelledNotificationParams>(raw.get()).ok()
                     })
                     .and_then(|p| p.request_id);
-                if let Some(handle) = cancelled.and_then(|id| lock(&session.in_flight).remove(&id))
-                {
-                    handle.abort();
+                if let Some(id) = cancelled {
+                    session.in_flight.cancel(&id);
                 }
             }
             let sink = session.session.outbound_sender();
@@ -214,7 +214,7 @@ struct InFlightEntry<'a>(&'a HttpSession, RequestId);
 
 impl Drop for InFlightEntry<'_> {
     fn drop(&mut self) {
-        lock(&self.0.in_flight).remove(&self.1);
+        self.0.in_flight.finish(&self.1);
     }
 }
 
@@ -229,9 +229,7 @@ async fn run_request<S: Send + Sync + 'static>(
     let request_id = id.clone();
     let tracked = session.clone();
     let register = |abort: tokio::task::AbortHandle| {
-        if !abort.is_finished() {
-            lock(&session.in_flight).insert(id.clone(), abort);
-        }
+        session.in_flight.insert(id.clone(), abort, ());
     };
     let store = Some(session.store.clone());
     let response = response::run(
@@ -281,7 +279,7 @@ async fn initialize<S: Send + Sync + 'static>(
         standalone_seq: std::sync::atomic::AtomicU64::new(0),
         standalone: Mutex::new(Some(standalone)),
         last_seen: Mutex::new(Instant::now()),
-        in_flight: Mutex::new(HashMap::new()),
+        in_flight: RunningRequests::default(),
     });
     let (sink, _unused) = mpsc::channel(1);
     let origin = Origin {

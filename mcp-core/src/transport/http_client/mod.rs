@@ -11,7 +11,6 @@
 
 mod sse;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,6 +32,7 @@ use super::wire::{encode_header_value, Incoming, Outgoing, OutgoingKind, Transpo
 use crate::era::Era;
 use crate::error::McpError;
 use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::peer::RunningRequests;
 
 /// How long [`HttpClientTransport`] waits for a TCP connection by default (10 s).
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -152,17 +152,15 @@ impl Transport for HttpClientTransport {
             reinit: tokio::sync::Mutex::new(()),
         });
         let mut tasks = JoinSet::new();
-        let mut in_flight: HashMap<RequestId, AbortHandle> = HashMap::new();
+        // 2026 requests, so giving one up closes its response.
+        let in_flight = RunningRequests::default();
         let mut standalone: Option<AbortHandle> = None;
         while let Some(message) = outgoing.recv().await {
             while tasks.try_join_next().is_some() {}
-            in_flight.retain(|_, task| !task.is_finished());
             match &message.kind {
                 OutgoingKind::Cancel(id) if message.era == Era::Modern => {
                     // Closing the response is the cancellation; nothing is sent.
-                    if let Some(task) = in_flight.remove(id) {
-                        task.abort();
-                    }
+                    in_flight.cancel(id);
                 }
                 OutgoingKind::Request(id) if message.method.as_deref() == Some("initialize") => {
                     // Inline: nothing else is sent before the session exists.
@@ -176,7 +174,7 @@ impl Transport for HttpClientTransport {
                     let task =
                         tasks.spawn(async move { task_conn.exchange(&message, &task_id).await });
                     if modern {
-                        in_flight.insert(id, task);
+                        in_flight.insert(id, task, ());
                     }
                 }
                 _ => {
