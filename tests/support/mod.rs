@@ -38,7 +38,12 @@ pub fn outside_program(name: &str, present: bool, how: &str) -> bool {
     if std::env::var(&var).as_deref() == Ok("1") {
         panic!("{name} is required ({var}=1) but missing: {how}");
     }
-    eprintln!("notice: skipped, {name} is missing ({how}; {var}=1 makes this a failure)");
+    // Straight to the process's stderr: libtest would swallow `eprintln!` of a passing test.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "notice: skipped, {name} is missing ({how}; {var}=1 makes this a failure)"
+    );
     false
 }
 
