@@ -267,7 +267,7 @@ impl Client {
         params: Value,
         options: &RequestOptions,
     ) -> Result<Value, McpError> {
-        let raw = self.send(method, params, options).await?;
+        let raw = self.send(method, &params, options).await?;
         Ok(serde_json::from_str(raw.get())?)
     }
 
@@ -293,10 +293,20 @@ impl Client {
         params: P,
         options: &RequestOptions,
     ) -> Result<R, McpError> {
-        let mut params = serde_json::to_value(params)?;
+        self.request_value(method, serde_json::to_value(params)?, options)
+            .await
+    }
+
+    /// [`request_with`](Self::request_with) for params already a JSON value.
+    pub(crate) async fn request_value<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        mut params: Value,
+        options: &RequestOptions,
+    ) -> Result<R, McpError> {
         let mut rounds = 0;
         loop {
-            let raw = self.send(method, params.clone(), options).await?;
+            let raw = self.send(method, &params, options).await?;
             if self.era() == Era::Legacy || !raw.get().contains("input_required") {
                 return Ok(serde_json::from_str(raw.get())?);
             }
@@ -385,7 +395,7 @@ impl Client {
         params: Value,
     ) -> Result<PendingRequest<'_>, McpError> {
         let (awaiting, _token) = self
-            .begin(method, params, &RequestOptions::default(), Vec::new())
+            .begin(method, &params, &RequestOptions::default(), Vec::new())
             .await?;
         Ok(PendingRequest {
             inflight: InFlight::new(self, awaiting, method),
@@ -442,12 +452,12 @@ impl Client {
     pub(crate) async fn send(
         &self,
         method: &str,
-        params: Value,
+        params: &Value,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, McpError> {
         let cache_key = match &self.shared.cache {
             Some(cache) if self.era() == Era::Modern && params.get("inputResponses").is_none() => {
-                ResultCache::key(method, &params).map(|key| (cache, key))
+                ResultCache::key(method, params).map(|key| (cache, key))
             }
             _ => None,
         };
@@ -458,7 +468,7 @@ impl Client {
         }
         let mut headers = Vec::new();
         if method == "tools/call" && self.carries_headers && self.era() == Era::Modern {
-            headers = self.mirrored_headers(&params).await;
+            headers = self.mirrored_headers(params).await;
         }
         let (awaiting, token) = self.begin(method, params, options, headers).await?;
         let timeout = match options.timeout {
@@ -496,14 +506,15 @@ impl Client {
     async fn begin(
         &self,
         method: &str,
-        params: Value,
+        params: &Value,
         options: &RequestOptions,
         mut headers: Vec<(String, String)>,
     ) -> Result<(Awaiting, Option<String>), McpError> {
         let negotiated = self.negotiated();
-        let mut params = match params {
-            Value::Object(map) => map,
-            Value::Null => Map::new(),
+        let empty = Value::Object(Map::new());
+        let params = match params {
+            Value::Object(_) => params,
+            Value::Null => &empty,
             other => {
                 return Err(McpError::invalid_params(format!(
                     "params must be an object, not {other}"
@@ -519,8 +530,11 @@ impl Client {
                 .insert(token.clone(), (callback.clone(), Arc::new(Notify::new())));
             token
         });
-        if negotiated.era == Era::Modern || token.is_some() {
-            let meta = params
+        // The params are copied only when `_meta` must be added to (2026, or progress).
+        let with_meta;
+        let params = if negotiated.era == Era::Modern || token.is_some() {
+            let mut map = params.as_object().cloned().unwrap_or_default();
+            let meta = map
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
@@ -531,8 +545,11 @@ impl Client {
                     meta.insert("progressToken".into(), Value::from(token.as_str()));
                 }
             }
-        }
-        let params = Value::Object(params);
+            with_meta = Value::Object(map);
+            &with_meta
+        } else {
+            params
+        };
         headers.extend(options.headers.iter().cloned());
         let name = match method {
             "tools/call" | "prompts/get" => params.get("name"),
@@ -543,7 +560,7 @@ impl Client {
         .map(str::to_owned);
         let awaiting = self.shared.pending.register()?;
         let message = Outgoing {
-            body: jsonrpc::encode_request(awaiting.id(), method, Some(&params)),
+            body: jsonrpc::encode_request(awaiting.id(), method, Some(params)),
             kind: OutgoingKind::Request(awaiting.id().clone()),
             method: Some(method.into()),
             era: negotiated.era,
@@ -598,7 +615,7 @@ impl Client {
             };
             let options = RequestOptions::default();
             let (awaiting, _) = self
-                .begin("tools/list", params, &options, Vec::new())
+                .begin("tools/list", &params, &options, Vec::new())
                 .await?;
             let raw = InFlight::new(self, awaiting, "tools/list")
                 .wait(self.config.request_timeout, None)

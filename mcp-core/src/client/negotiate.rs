@@ -28,7 +28,7 @@ async fn probe(client: &Client) -> Result<(), McpError> {
     let answer = client
         .send(
             "server/discover",
-            Value::Object(Default::default()),
+            &Value::Object(Default::default()),
             &options,
         )
         .await;
@@ -102,7 +102,7 @@ async fn initialize(client: &Client, version: &str) -> Result<(), McpError> {
     };
     let options = RequestOptions::new();
     let raw = client
-        .send("initialize", serde_json::to_value(params)?, &options)
+        .send("initialize", &serde_json::to_value(params)?, &options)
         .await?;
     let result: InitializeResult = serde_json::from_str(raw.get())?;
     if !LEGACY_VERSIONS.contains(&result.protocol_version.as_str()) {

@@ -113,13 +113,8 @@ impl Client {
         arguments: Value,
         options: &RequestOptions,
     ) -> Result<CallToolResult, McpError> {
-        let result: CallToolResult = self
-            .request_with(
-                "tools/call",
-                json!({ "name": name, "arguments": arguments }),
-                options,
-            )
-            .await?;
+        let params = json!({ "name": name, "arguments": arguments });
+        let result: CallToolResult = self.request_value("tools/call", params, options).await?;
         if !result.is_error {
             self.check_structured(name, &result).await?;
         }
