@@ -19,6 +19,9 @@ pub use http::{serve_http, serve_http_on, HttpConfig, McpHttp};
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientTransport, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RESUMPTIONS};
 pub use memory::{InMemory, RawConnection};
+/// The rustls version [`HttpClientTransport::tls_config`] takes.
+#[cfg(feature = "https")]
+pub use rustls;
 pub use stdio::serve_stdio;
 pub(crate) use wire::encode_header_value;
 pub use wire::{

@@ -55,8 +55,9 @@ const LAST_EVENT_ID: &str = "last-event-id";
 /// Streamable HTTP to one MCP endpoint (`http://host:port/path`), in the era the client speaks.
 ///
 /// Defaults: connect timeout 10 s, no extra headers, a broken 2025 response stream resumed at
-/// most 5 times (waiting the server's `retry`, 1 s when it sent none, at most 60 s). Plain
-/// `http://` only: put a TLS-terminating proxy in front for `https://`.
+/// most 5 times (waiting the server's `retry`, 1 s when it sent none, at most 60 s).
+/// `https://` needs the `https` feature (rustls with the ring provider; Mozilla's root
+/// certificates unless [`tls_config`](Self::tls_config) gives others).
 ///
 /// ```no_run
 /// # async fn run() -> mcp_core::Result<()> {
@@ -75,24 +76,33 @@ pub struct HttpClientTransport {
     headers: Vec<(HeaderName, HeaderValue)>,
     connect_timeout: Duration,
     max_resumptions: u32,
+    #[cfg(feature = "https")]
+    tls: Option<Arc<rustls::ClientConfig>>,
 }
 
+#[cfg(feature = "https")]
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+#[cfg(not(feature = "https"))]
+type Connector = HttpConnector;
+
 impl HttpClientTransport {
-    /// The endpoint at `url`. Fails on a URL that is not `http://` with a host.
+    /// The endpoint at `url`. Fails on a URL that is not `http://` (or, with the `https`
+    /// feature, `https://`) with a host.
     pub fn new(url: &str) -> Result<Self, McpError> {
         let uri: Uri = url
             .parse()
             .map_err(|e| McpError::invalid_params(format!("invalid URL `{url}`: {e}")))?;
         match uri.scheme_str() {
             Some("http") if uri.host().is_some() => {}
+            Some("https") if uri.host().is_some() && cfg!(feature = "https") => {}
             Some("https") => {
                 return Err(McpError::invalid_params(format!(
-                    "`{url}`: https is not built in; reach it through a TLS-terminating proxy"
+                    "`{url}`: https needs the `https` feature of this crate"
                 )))
             }
             _ => {
                 return Err(McpError::invalid_params(format!(
-                    "`{url}` is not an http:// URL with a host"
+                    "`{url}` is not an http:// or https:// URL with a host"
                 )))
             }
         }
@@ -101,7 +111,38 @@ impl HttpClientTransport {
             headers: Vec::new(),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             max_resumptions: DEFAULT_MAX_RESUMPTIONS,
+            #[cfg(feature = "https")]
+            tls: None,
         })
+    }
+
+    /// The TLS settings for `https://` (trusted roots, client certificates), instead of the
+    /// default: Mozilla's root certificates, no client certificate.
+    #[cfg(feature = "https")]
+    pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
+        self.tls = Some(config);
+        self
+    }
+
+    fn connector(&self) -> Result<Connector, McpError> {
+        let mut http = HttpConnector::new();
+        http.set_connect_timeout(Some(self.connect_timeout));
+        http.set_nodelay(true);
+        #[cfg(feature = "https")]
+        {
+            http.enforce_http(false);
+            let config = match &self.tls {
+                Some(config) => rustls::ClientConfig::clone(config),
+                None => default_tls()?,
+            };
+            Ok(hyper_rustls::HttpsConnectorBuilder::new()
+                .with_tls_config(config)
+                .https_or_http()
+                .enable_http1()
+                .wrap_connector(http))
+        }
+        #[cfg(not(feature = "https"))]
+        Ok(http)
     }
 
     /// A header sent with every request (an API key, a tenant). Fails on a name or value HTTP
@@ -134,9 +175,16 @@ impl Transport for HttpClientTransport {
     }
 
     async fn run(self, wire: Wire) {
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(self.connect_timeout));
-        connector.set_nodelay(true);
+        let connector = match self.connector() {
+            Ok(connector) => connector,
+            Err(e) => {
+                let _ = wire
+                    .incoming
+                    .send(Incoming::Closed(e.message().into_owned()))
+                    .await;
+                return;
+            }
+        };
         let hyper = Hyper::builder(TokioExecutor::new()).build(connector);
         let Wire {
             mut outgoing,
@@ -215,7 +263,7 @@ struct Conn {
     url: Uri,
     headers: Vec<(HeaderName, HeaderValue)>,
     max_resumptions: u32,
-    hyper: Hyper<HttpConnector, Full<Bytes>>,
+    hyper: Hyper<Connector, Full<Bytes>>,
     incoming: mpsc::Sender<Incoming>,
     session: Mutex<Session>,
     /// Held while a new `initialize` replaces an expired session.
@@ -600,6 +648,19 @@ impl Conn {
             let _ = tokio::time::timeout(Duration::from_secs(2), self.send(request)).await;
         }
     }
+}
+
+/// Mozilla's root certificates, the ring provider, TLS 1.2 and 1.3.
+#[cfg(feature = "https")]
+fn default_tls() -> Result<rustls::ClientConfig, McpError> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map(|builder| builder.with_root_certificates(roots).with_no_client_auth())
+        .map_err(|e| McpError::internal(format!("TLS configuration: {e}")))
 }
 
 fn retry_delay(parser: &SseParser) -> Duration {

@@ -1,0 +1,104 @@
+//! The client over `https://` (the `https` feature): a Streamable HTTP server behind TLS on
+//! 127.0.0.1 with a certificate made for the test, trusted through `tls_config`; the default
+//! roots refuse it with a clear error.
+
+use std::sync::Arc;
+
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use mcp::client::Client;
+use mcp::server::McpServer;
+use mcp::transport::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use mcp::transport::rustls::{self, RootCertStore};
+use mcp::transport::{HttpClientTransport, HttpConfig, McpHttp};
+use serde_json::json;
+
+/// Echoes the text.
+#[mcp::tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Serves the echo server over TLS on 127.0.0.1; returns the URL (host `localhost`) and the
+/// certificate to trust.
+async fn tls_server() -> (String, CertificateDer<'static>, tokio::task::JoinHandle<()>) {
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let cert = CertificateDer::from(made.cert.der().to_vec());
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.key_pair.serialize_der()));
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert.clone()], key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let http = McpHttp::new(McpServer::new("tls").tool(EchoTool), HttpConfig::default())
+        .await
+        .unwrap();
+    let router = http.router_at("/mcp");
+    let task = tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, router) = (acceptor.clone(), router.clone());
+            tokio::spawn(async move {
+                // A client that refuses the certificate ends the handshake: nothing to serve.
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let service = TowerToHyperService::new(router);
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await;
+            });
+        }
+    });
+    (format!("https://localhost:{port}/mcp"), cert, task)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_with_a_trusted_certificate_in_both_eras() {
+    let (url, cert, server) = tls_server().await;
+    let mut roots = RootCertStore::empty();
+    roots.add(cert).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = Arc::new(
+        rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth(),
+    );
+    for legacy in [false, true] {
+        let transport = HttpClientTransport::new(&url)
+            .unwrap()
+            .tls_config(tls.clone());
+        let builder = if legacy {
+            Client::builder().legacy()
+        } else {
+            Client::builder()
+        };
+        let client = builder.connect(transport).await.unwrap();
+        let echoed = client
+            .call_tool("echo", json!({"text": "over TLS"}))
+            .await
+            .unwrap();
+        assert_eq!(echoed.content[0].as_text(), Some("over TLS"));
+        client.close().await;
+    }
+    server.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_certificate_is_a_clear_error() {
+    let (url, _cert, server) = tls_server().await;
+    let err = Client::connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().contains("could not reach") && err.message().contains("certificate"),
+        "{err}"
+    );
+    server.abort();
+}
