@@ -509,27 +509,123 @@ async fn a_pinned_2026_client_sends_nothing_on_connect() {
     client.close().await;
 }
 
-/// 2026 over HTTP: a call that times out closes its response, and the server drops the
-/// handler (the spec's cancellation); a dropped future does the same.
+/// Over HTTP, a call that times out or whose future is dropped is cancelled on the server:
+/// 2026 closes the response (the spec's cancellation), 2025 sends `notifications/cancelled`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn http_2026_cancellation_closes_the_response() {
-    let server = HttpChild::start("torture", &["--http", "127.0.0.1:0"]);
-    let client = Client::builder()
-        .request_timeout(Some(Duration::from_millis(300)))
-        .connect(HttpClientTransport::new(&server.url).unwrap())
+async fn http_cancellation_reaches_the_server_in_both_eras() {
+    for legacy in [false, true] {
+        let server = HttpChild::start("torture", &["--http", "127.0.0.1:0"]);
+        let builder = Client::builder().request_timeout(Some(Duration::from_millis(300)));
+        let builder = if legacy { builder.legacy() } else { builder };
+        let client = builder
+            .connect(HttpClientTransport::new(&server.url).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(client.era() == Era::Legacy, legacy);
+        let err = client.call_tool("hang", json!({})).await.unwrap_err();
+        assert!(err.message().contains("timed out"), "{err}");
+        wait_for_drops(&client, 1).await;
+        let forever = RequestOptions::new().timeout(None);
+        let call = client.call_tool_with("hang", json!({}), &forever);
+        assert!(tokio::time::timeout(Duration::from_millis(200), call)
+            .await
+            .is_err());
+        wait_for_drops(&client, 2).await;
+        client.close().await;
+    }
+}
+
+/// Static headers go on every request, per-request ones on theirs, beside the 2026 standard
+/// headers (a recording HTTP server on 127.0.0.1 answers like a 2026 server).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_custom_headers_static_and_per_request() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let record = seen.clone();
+    let server = tokio::spawn(async move {
+        while let Ok((mut tcp, _)) = listener.accept().await {
+            let record = record.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    // One request per connection is enough here: read head and body.
+                    let Ok(n) = tcp.read(&mut chunk).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&buf).into_owned();
+                    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if body.len() < length {
+                        continue;
+                    }
+                    record.lock().unwrap().push(head.to_ascii_lowercase());
+                    let request: Value =
+                        serde_json::from_str(&body[..length]).unwrap_or(Value::Null);
+                    let result = match request["method"].as_str() {
+                        Some("server/discover") => json!({"resultType": "complete",
+                            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                            "ttlMs": 0, "cacheScope": "private"}),
+                        Some("tools/list") => json!({"resultType": "complete", "tools": [],
+                            "ttlMs": 0, "cacheScope": "private"}),
+                        _ => json!({"resultType": "complete", "content": []}),
+                    };
+                    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result})
+                        .to_string();
+                    let response = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                        answer.len()
+                    );
+                    let _ = tcp.write_all(response.as_bytes()).await;
+                    return;
+                }
+            });
+        }
+    });
+    let transport = HttpClientTransport::new(&url)
+        .unwrap()
+        .header("x-api-key", "k-123")
+        .unwrap();
+    let client = Client::connect(transport).await.unwrap();
+    let options = RequestOptions::new().header("x-trace", "t-1");
+    client
+        .call_tool_with("anything", json!({}), &options)
         .await
         .unwrap();
-    assert_eq!(client.era(), Era::Modern);
-    let err = client.call_tool("hang", json!({})).await.unwrap_err();
-    assert!(err.message().contains("timed out"), "{err}");
-    wait_for_drops(&client, 1).await;
-    let forever = RequestOptions::new().timeout(None);
-    let call = client.call_tool_with("hang", json!({}), &forever);
-    assert!(tokio::time::timeout(Duration::from_millis(200), call)
-        .await
-        .is_err());
-    wait_for_drops(&client, 2).await;
     client.close().await;
+    server.abort();
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(
+        seen.iter().all(|h| h.contains("x-api-key: k-123")),
+        "{seen:?}"
+    );
+    let call = seen
+        .iter()
+        .find(|h| h.contains("mcp-method: tools/call"))
+        .expect("the call was seen");
+    assert!(call.contains("x-trace: t-1"), "{call}");
+    assert!(call.contains("mcp-name: anything"), "{call}");
+    assert!(call.contains("mcp-protocol-version: 2026-07-28"), "{call}");
+    assert!(
+        seen.iter().filter(|h| h.contains("x-trace")).count() == 1,
+        "{seen:?}"
+    );
 }
 
 /// A 2026 `subscriptions/listen` stream over HTTP.
