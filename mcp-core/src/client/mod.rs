@@ -22,12 +22,15 @@ mod negotiate;
 mod notify;
 mod options;
 mod param_headers;
+mod reader;
+mod request;
 mod transport;
 mod verbs;
 
 pub use builder::{ClientBuilder, EraChoice, DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
-pub use connection::{Client, PendingRequest};
+pub use connection::Client;
 pub use input::DEFAULT_MAX_INPUT_ROUNDS;
 pub use notify::ServerNotification;
 pub use options::RequestOptions;
+pub use request::PendingRequest;
 pub use transport::IntoTransport;

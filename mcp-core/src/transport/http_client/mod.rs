@@ -57,7 +57,7 @@ const LAST_EVENT_ID: &str = "last-event-id";
 /// Defaults: connect timeout 10 s, no extra headers, a broken 2025 response stream resumed at
 /// most 5 times (waiting the server's `retry`, 1 s when it sent none, at most 60 s).
 /// `https://` needs the `https` feature (rustls with the ring provider; Mozilla's root
-/// certificates unless [`tls_config`](Self::tls_config) gives others).
+/// certificates unless `tls_config` gives others).
 ///
 /// ```no_run
 /// # async fn run() -> mcp_core::Result<()> {
