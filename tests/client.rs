@@ -535,23 +535,27 @@ async fn http_cancellation_reaches_the_server_in_both_eras() {
     }
 }
 
-/// Static headers go on every request, per-request ones on theirs, beside the 2026 standard
-/// headers (a recording HTTP server on 127.0.0.1 answers like a 2026 server).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn http_custom_headers_static_and_per_request() {
+/// A one-request-per-connection HTTP server on 127.0.0.1 that records each request's head
+/// (lowercased) and answers with `answer(body)` as `(content type, body)`.
+async fn recording_server<F>(
+    answer: F,
+) -> (String, Arc<Mutex<Vec<String>>>, tokio::task::JoinHandle<()>)
+where
+    F: Fn(&Value) -> (&'static str, String) + Send + Sync + 'static,
+{
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::<String>::new()));
     let record = seen.clone();
-    let server = tokio::spawn(async move {
+    let answer = Arc::new(answer);
+    let task = tokio::spawn(async move {
         while let Ok((mut tcp, _)) = listener.accept().await {
-            let record = record.clone();
+            let (record, answer) = (record.clone(), answer.clone());
             tokio::spawn(async move {
                 let mut buf = Vec::new();
                 let mut chunk = [0u8; 4096];
-                loop {
-                    // One request per connection is enough here: read head and body.
+                let (head, body) = loop {
                     let Ok(n) = tcp.read(&mut chunk).await else {
                         return;
                     };
@@ -566,37 +570,46 @@ async fn http_custom_headers_static_and_per_request() {
                     let length: usize = head
                         .lines()
                         .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
+                            let l = l.to_ascii_lowercase();
+                            l.strip_prefix("content-length:")
                                 .map(|v| v.trim().parse().unwrap_or(0))
                         })
                         .unwrap_or(0);
-                    if body.len() < length {
-                        continue;
+                    if body.len() >= length {
+                        break (head.to_ascii_lowercase(), body[..length].to_owned());
                     }
-                    record.lock().unwrap().push(head.to_ascii_lowercase());
-                    let request: Value =
-                        serde_json::from_str(&body[..length]).unwrap_or(Value::Null);
-                    let result = match request["method"].as_str() {
-                        Some("server/discover") => json!({"resultType": "complete",
-                            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                            "ttlMs": 0, "cacheScope": "private"}),
-                        Some("tools/list") => json!({"resultType": "complete", "tools": [],
-                            "ttlMs": 0, "cacheScope": "private"}),
-                        _ => json!({"resultType": "complete", "content": []}),
-                    };
-                    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result})
-                        .to_string();
-                    let response = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
-                        answer.len()
-                    );
-                    let _ = tcp.write_all(response.as_bytes()).await;
-                    return;
-                }
+                };
+                record.lock().unwrap().push(head);
+                let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+                let (content_type, reply) = answer(&request);
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+                let _ = tcp.write_all(response.as_bytes()).await;
             });
         }
     });
+    (url, seen, task)
+}
+
+/// Static headers go on every request, per-request ones on theirs, beside the 2026 standard
+/// headers (the recording server answers like a 2026 server).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_custom_headers_static_and_per_request() {
+    let (url, seen, server) = recording_server(|request| {
+        let result = match request["method"].as_str() {
+            Some("server/discover") => json!({"resultType": "complete",
+                "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                "ttlMs": 0, "cacheScope": "private"}),
+            Some("tools/list") => json!({"resultType": "complete", "tools": [],
+                "ttlMs": 0, "cacheScope": "private"}),
+            _ => json!({"resultType": "complete", "content": []}),
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+        ("application/json", answer.to_string())
+    })
+    .await;
     let transport = HttpClientTransport::new(&url)
         .unwrap()
         .header("x-api-key", "k-123")
@@ -622,10 +635,26 @@ async fn http_custom_headers_static_and_per_request() {
     assert!(call.contains("x-trace: t-1"), "{call}");
     assert!(call.contains("mcp-name: anything"), "{call}");
     assert!(call.contains("mcp-protocol-version: 2026-07-28"), "{call}");
-    assert!(
-        seen.iter().filter(|h| h.contains("x-trace")).count() == 1,
+    assert_eq!(
+        seen.iter().filter(|h| h.contains("x-trace")).count(),
+        1,
         "{seen:?}"
     );
+}
+
+/// An HTTP answer that is not JSON-RPC fails its request with the text, not the connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_garbage_fails_the_request_with_the_text() {
+    let (url, _seen, server) =
+        recording_server(|_| ("application/json", "hello, world".into())).await;
+    let err = Client::connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().contains("not JSON-RPC") && err.message().contains("hello, world"),
+        "{err}"
+    );
+    server.abort();
 }
 
 /// A 2026 `subscriptions/listen` stream over HTTP.
