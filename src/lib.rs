@@ -7,7 +7,9 @@
 //! - the **high-level** macro layer (`#[tool]`, `#[resource]`, `#[prompt]`), built on that table.
 //!
 //! Both protocol eras are served by the same server: 2025-11-25 (the `initialize` handshake)
-//! and 2026-07-28 (stateless, per-request `_meta`), over stdio and in memory.
+//! and 2026-07-28 (stateless, per-request `_meta`), over stdio, Streamable HTTP and in memory.
+//! The [`client::Client`] connects to any server (a program over stdio, an HTTP endpoint, a
+//! server of this process), negotiates the era and speaks either.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -39,7 +41,7 @@ pub use mcp_macros::{prompt, resource, tool, tools};
 
 /// The names most programs need.
 pub mod prelude {
-    pub use mcp_core::client::Client;
+    pub use mcp_core::client::{Client, RequestOptions};
     pub use mcp_core::era::Era;
     pub use mcp_core::input::{Answers, Elicited, Questions};
     pub use mcp_core::lowlevel::{

@@ -1,5 +1,5 @@
 //! The runtime of the `mcp` SDK: protocol types, the JSON-RPC engine, the low-level handler
-//! table, transports and the in-memory client.
+//! table, the server and client transports, and the client.
 //!
 //! Most users depend on the `mcp` facade crate, which re-exports this one.
 #![warn(missing_docs)]
