@@ -213,6 +213,7 @@ impl<T> RunningRequests<T> {
     }
 
     /// Records a request already started (replacing an entry of the same id).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // HTTP's requests start elsewhere
     pub(crate) fn insert(&self, id: RequestId, abort: AbortHandle, tag: T) {
         let mut map = self.map();
         map.retain(|_, (running, _)| !running.is_finished());
