@@ -712,3 +712,41 @@ async fn cacheable_results_are_reused_for_their_ttl() {
     client.close().await;
     uncached.close().await;
 }
+
+/// Many calls at once over one client, in both eras over HTTP and over stdio: every answer
+/// reaches its own caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_each_get_their_own_answer() {
+    let server = HttpChild::start("torture", &["--http", "127.0.0.1:0"]);
+    let clients = vec![
+        Client::connect(HttpClientTransport::new(&server.url).unwrap())
+            .await
+            .unwrap(),
+        Client::builder()
+            .legacy()
+            .connect(HttpClientTransport::new(&server.url).unwrap())
+            .await
+            .unwrap(),
+        Client::connect(torture_stdio()).await.unwrap(),
+    ];
+    for client in clients {
+        let client = Arc::new(client);
+        let mut calls = tokio::task::JoinSet::new();
+        for i in 0..200i64 {
+            let client = client.clone();
+            calls.spawn(async move {
+                let sum = client
+                    .call_tool("add", json!({"a": i, "b": 1000}))
+                    .await
+                    .unwrap();
+                assert_eq!(text(&sum), (i + 1000).to_string());
+            });
+        }
+        while let Some(done) = calls.join_next().await {
+            done.unwrap();
+        }
+        if let Ok(client) = Arc::try_unwrap(client) {
+            client.close().await;
+        }
+    }
+}

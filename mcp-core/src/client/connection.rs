@@ -58,6 +58,11 @@ pub(crate) struct Shared {
 /// An MCP client: connected to one server over any transport, in the era negotiated on
 /// connect.
 ///
+/// Every method takes `&self`: share one client between tasks behind an `Arc`, and requests
+/// run concurrently. [`close`](Self::close) shuts the transport down and waits for it; dropping
+/// the last handle does the same in the background (a child process is killed if the runtime
+/// itself goes away first).
+///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use mcp_core::client::Client;
