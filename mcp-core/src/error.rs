@@ -190,8 +190,8 @@ impl McpError {
     }
 
     /// The wire object `{"code", "message", "data"?}` of this error.
-    pub fn to_wire(&self, surface_internal: bool) -> crate::jsonrpc::ErrorObject {
-        crate::jsonrpc::ErrorObject {
+    pub fn to_wire(&self, surface_internal: bool) -> ErrorObject {
+        ErrorObject {
             code: self.code(),
             message: self.wire_message(surface_internal).into_owned(),
             data: self.data().cloned(),
@@ -199,7 +199,7 @@ impl McpError {
     }
 
     /// Rebuilds a protocol error from a wire object (what a client receives).
-    pub fn from_wire(error: crate::jsonrpc::ErrorObject) -> Self {
+    pub fn from_wire(error: ErrorObject) -> Self {
         let mut e = Self::new(error.code, error.message);
         if let Some(data) = error.data {
             e = e.with_data(data);
@@ -256,3 +256,16 @@ impl fmt::Display for InternalMessage {
 }
 
 impl std::error::Error for InternalMessage {}
+
+/// The `error` member of a JSON-RPC error response: what an [`McpError`] becomes on the wire
+/// ([`McpError::to_wire`]) and comes back from ([`McpError::from_wire`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ErrorObject {
+    /// The JSON-RPC error code (`-32602`, `-32021`, ...).
+    pub code: i32,
+    /// A short sentence saying what went wrong.
+    pub message: String,
+    /// Extra data the code defines (e.g. `requiredCapabilities` for `-32021`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}

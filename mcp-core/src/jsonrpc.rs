@@ -78,17 +78,7 @@ impl RequestId {
     }
 }
 
-/// The `error` member of an error response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ErrorObject {
-    /// The code.
-    pub code: i32,
-    /// A short sentence.
-    pub message: String,
-    /// Extra data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
-}
+pub use crate::error::ErrorObject;
 
 /// One decoded inbound message.
 #[derive(Debug)]

@@ -10,14 +10,14 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::builder::ClientBuilder;
 use super::cache::ResultCache;
-use super::input::InputHandlers;
-use super::notify::{NotificationHandlers, ServerNotification};
-use super::options::{ProgressCallback, RequestOptions};
+use super::notify::ServerNotification;
+use super::options::RequestOptions;
+use super::shared::{Negotiated, Shared};
 use crate::era::Era;
 use crate::error::McpError;
 use crate::jsonrpc;
@@ -35,25 +35,6 @@ const OUTGOING_CAPACITY: usize = 1024;
 /// How long [`Client::close`] waits for the transport to shut down (the stdio transport's own
 /// close sequence takes at most its close and terminate timeouts, 7 s by default).
 const CLOSE_WAIT: Duration = Duration::from_secs(30);
-
-/// What era negotiation settled.
-#[derive(Debug, Clone)]
-pub(crate) struct Negotiated {
-    pub(crate) era: Era,
-    pub(crate) version: Arc<str>,
-    pub(crate) initialize: Option<Arc<InitializeResult>>,
-    pub(crate) discover: Option<Arc<DiscoverResult>>,
-}
-
-/// What the reader task and the request paths share.
-pub(crate) struct Shared {
-    pub(crate) pending: Arc<PendingRequests>,
-    pub(crate) negotiated: RwLock<Negotiated>,
-    pub(super) progress: Mutex<HashMap<String, (ProgressCallback, Arc<Notify>)>>,
-    pub(super) handlers: NotificationHandlers,
-    pub(super) input: InputHandlers,
-    pub(super) cache: Option<ResultCache>,
-}
 
 /// An MCP client: connected to one server over any transport, in the era negotiated on
 /// connect.

@@ -24,6 +24,7 @@ mod options;
 mod param_headers;
 mod reader;
 mod request;
+mod shared;
 mod transport;
 mod verbs;
 

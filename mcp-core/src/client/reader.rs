@@ -8,8 +8,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::connection::Shared;
 use super::notify::ServerNotification;
+use super::shared::Shared;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::transport::{Incoming, Outgoing, OutgoingKind};
 

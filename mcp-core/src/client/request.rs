@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use super::cache::ResultCache;
-use super::connection::Negotiated;
+use super::shared::Negotiated;
 use super::{Client, RequestOptions};
 use crate::era::{Era, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
 use crate::error::McpError;

@@ -14,13 +14,24 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use super::session::Session;
 use super::sse::SseParser;
 use super::{Connector, DEFAULT_RETRY, MAX_BODY, MAX_RETRY, PROTOCOL_VERSION, SESSION_ID};
 use crate::era::Era;
 use crate::error::McpError;
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::transport::wire::{encode_header_value, Incoming, Outgoing};
+
+#[derive(Default)]
+pub(super) struct Session {
+    /// `Mcp-Session-Id` of the 2025 session, once `initialize` was answered.
+    pub(super) id: Option<HeaderValue>,
+    /// The body of the `initialize` request, replayed when the session expires.
+    pub(super) initialize: Option<String>,
+    /// The body of `notifications/initialized`, replayed after it.
+    pub(super) initialized: Option<String>,
+    /// The protocol version header of the session's later requests.
+    pub(super) version: Option<HeaderValue>,
+}
 
 pub(super) struct Conn {
     pub(super) url: Uri,

@@ -22,8 +22,7 @@ use hyper_util::client::legacy::Client as Hyper;
 use hyper_util::rt::TokioExecutor;
 use tokio::task::{AbortHandle, JoinSet};
 
-use self::exchange::Conn;
-use self::session::Session;
+use self::exchange::{Conn, Session};
 use super::wire::{Incoming, OutgoingKind, Transport, Wire};
 use crate::era::Era;
 use crate::error::McpError;

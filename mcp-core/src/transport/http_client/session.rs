@@ -14,18 +14,6 @@ use super::sse::SseParser;
 use super::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use crate::error::McpError;
 
-#[derive(Default)]
-pub(super) struct Session {
-    /// `Mcp-Session-Id` of the 2025 session, once `initialize` was answered.
-    pub(super) id: Option<HeaderValue>,
-    /// The body of the `initialize` request, replayed when the session expires.
-    pub(super) initialize: Option<String>,
-    /// The body of `notifications/initialized`, replayed after it.
-    pub(super) initialized: Option<String>,
-    /// The protocol version header of the session's later requests.
-    pub(super) version: Option<HeaderValue>,
-}
-
 impl Conn {
     /// `GET` + `Last-Event-ID`: the rest of a 2025 stream.
     pub(super) async fn resume(&self, last_id: &str) -> Result<Response<Body>, McpError> {
