@@ -4,26 +4,37 @@
 
 use serde_json::Map;
 
-use super::server::Server;
 use crate::types::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
 
-pub(crate) fn derive<S>(server: &Server<S>) -> ServerCapabilities {
-    let has = |m: &str| server.requests.contains_key(m);
-    let mut caps = server.extra_capabilities.clone();
+/// Which list-changed notifications the server promises (shown in its capabilities).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ListChanged {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+}
+
+/// The capabilities of a table that serves the methods `has` says yes to, on top of `extra`.
+pub(crate) fn derive(
+    has: impl Fn(&str) -> bool,
+    extra: &ServerCapabilities,
+    announced: ListChanged,
+) -> ServerCapabilities {
+    let mut caps = extra.clone();
     if has("tools/list") {
         caps.tools = Some(ListChangedCapability {
-            list_changed: Some(server.list_changed.tools),
+            list_changed: Some(announced.tools),
         });
     }
     if has("resources/list") || has("resources/templates/list") {
         caps.resources = Some(ResourcesCapability {
             subscribe: Some(has("resources/subscribe")),
-            list_changed: Some(server.list_changed.resources),
+            list_changed: Some(announced.resources),
         });
     }
     if has("prompts/list") {
         caps.prompts = Some(ListChangedCapability {
-            list_changed: Some(server.list_changed.prompts),
+            list_changed: Some(announced.prompts),
         });
     }
     if has("completion/complete") {

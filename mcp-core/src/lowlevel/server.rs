@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::cache::CacheHint;
+use super::capabilities::ListChanged;
 use super::context::{NotificationContext, RequestContext};
 use super::handler::{erase_notification, erase_request, ErasedNotification, ErasedRequest};
 use super::lifespan::Lifespan;
@@ -51,14 +52,6 @@ impl Default for ServerOptions {
             input_timeout: std::time::Duration::from_secs(300),
         }
     }
-}
-
-/// Which list-changed notifications the server promises (shown in its capabilities).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct ListChanged {
-    pub(crate) tools: bool,
-    pub(crate) prompts: bool,
-    pub(crate) resources: bool,
 }
 
 /// The low-level MCP server: a raw table from method name to handler. Nothing is derived from
@@ -416,6 +409,10 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// The capabilities this server advertises, derived from its handler table.
     pub fn capabilities(&self) -> ServerCapabilities {
-        super::capabilities::derive(self)
+        super::capabilities::derive(
+            |m| self.requests.contains_key(m),
+            &self.extra_capabilities,
+            self.list_changed,
+        )
     }
 }
