@@ -481,7 +481,7 @@ async fn echo(text: String) -> String {
 /// An endpoint nobody listens on is a clear error, not a hang.
 #[tokio::test]
 async fn an_unreachable_endpoint_is_a_clear_error() {
-    let url = format!("http://127.0.0.1:{}/mcp", support::free_port());
+    let url = format!("http://127.0.0.1:{}/mcp", support::CLOSED_PORT);
     let err = Client::builder()
         .era_choice(EraChoice::Auto)
         .connect(HttpClientTransport::new(&url).unwrap())

@@ -78,7 +78,7 @@ fn a_json_rpc_error_exits_non_zero_with_one_line() {
 
 #[test]
 fn an_unreachable_server_exits_non_zero_with_one_line() {
-    let url = format!("http://127.0.0.1:{}/mcp", support::free_port());
+    let url = format!("http://127.0.0.1:{}/mcp", support::CLOSED_PORT);
     let out = cli(&["--url", &url, "tools"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
