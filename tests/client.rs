@@ -750,3 +750,54 @@ async fn concurrent_calls_each_get_their_own_answer() {
         }
     }
 }
+
+/// Closing a server that ignores the end of its stdin: after the close timeout it is
+/// terminated, not left running (here a shell that would sleep on after the server exits).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_terminates_a_server_that_does_not_exit() {
+    let pid_file = std::env::temp_dir().join(format!("mcp-close-test-{}", std::process::id()));
+    let script = format!("echo $$ > {}; \"$0\"; sleep 30", pid_file.display());
+    let server = ChildProcess::new("sh")
+        .args(["-c", &script])
+        .arg(example("torture"))
+        .stderr(Stderr::Discard)
+        .close_timeout(Duration::from_millis(200));
+    let client = Client::connect(server).await.unwrap();
+    let sum = client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(text(&sum), "3");
+    client.close().await;
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let _ = std::fs::remove_file(&pid_file);
+    let proc_dir = std::path::Path::new("/proc").join(pid.trim());
+    assert!(
+        !proc_dir.exists(),
+        "the server process {} still runs",
+        pid.trim()
+    );
+}
+
+/// `on_resource_updated` hears the updates of a subscribed resource (2025).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_updates_reach_their_handler() {
+    let server = mcp::server::McpServer::new("updates");
+    let handle = server.handle();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = Client::builder()
+        .legacy()
+        .on_resource_updated(move |uri| {
+            let _ = tx.send(uri.to_owned());
+        })
+        .connect(server)
+        .await
+        .unwrap();
+    client.subscribe_resource("shop://stock").await.unwrap();
+    handle.resource_updated("shop://stock").unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+        .await
+        .unwrap();
+    assert_eq!(heard.as_deref(), Some("shop://stock"));
+    client.close().await;
+}

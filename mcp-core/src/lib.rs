@@ -16,6 +16,7 @@ pub mod events;
 pub mod fuzzing;
 pub mod input;
 pub mod jsonrpc;
+mod lines;
 pub mod lowlevel;
 mod peer;
 pub mod request_state;
@@ -23,6 +24,7 @@ mod serve;
 pub mod server;
 pub mod transport;
 pub mod types;
+mod validator;
 
 pub use error::{codes, McpError, Result, INTERNAL_ERROR_MESSAGE};
 pub use serve::IntoServer;

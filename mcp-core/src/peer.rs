@@ -4,8 +4,8 @@
 //! here, for cancellation ([`RunningRequests`]).
 //!
 //! The server waits in [`PendingRequests`] for its server-to-client requests (2025
-//! `elicitation/create`, `sampling/createMessage`, `roots/list`, `ping`), the
-//! [`Client`](crate::client::Client) for every request it sends; neither keeps a map of its own.
+//! `elicitation/create`, `sampling/createMessage`, `roots/list`, `ping`), the client for
+//! every request it sends; neither keeps a map of its own.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};

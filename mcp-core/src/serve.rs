@@ -20,10 +20,3 @@ impl<S: Send + Sync + 'static> IntoServer for Server<S> {
         self
     }
 }
-
-impl<S: Send + Sync + 'static> Server<S> {
-    /// Serves this server on stdin/stdout until stdin closes.
-    pub async fn serve_stdio(self) -> crate::Result<()> {
-        crate::transport::serve_stdio(self).await
-    }
-}

@@ -10,11 +10,8 @@ use serde_json::json;
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let in_flight: u64 = args[0].parse().expect("in_flight");
-    let n: u64 = args[1].parse().expect("calls");
-    let cmd: Vec<&String> = args.iter().skip_while(|a| *a != "--").skip(1).collect();
-    let server = ChildProcess::new(cmd[0]).args(&cmd[1..]).stderr(Stderr::Discard);
+    let (in_flight, n, cmd) = mcp_bench::client_load::args();
+    let server = ChildProcess::new(&cmd[0]).args(&cmd[1..]).stderr(Stderr::Discard);
     // The raw server speaks 2025 only: pin the era (no probe).
     let client = Arc::new(Client::builder().legacy().connect(server).await.expect("connects"));
     let figures = measure(

@@ -9,11 +9,8 @@ use mcp_bench::client_load::{measure, sum_of};
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let in_flight: u64 = args[0].parse().expect("in_flight");
-    let n: u64 = args[1].parse().expect("calls");
-    let cmd: Vec<&String> = args.iter().skip_while(|a| *a != "--").skip(1).collect();
-    let mut command = tokio::process::Command::new(cmd[0]);
+    let (in_flight, n, cmd) = mcp_bench::client_load::args();
+    let mut command = tokio::process::Command::new(&cmd[0]);
     command.args(&cmd[1..]);
     let transport = TokioChildProcess::new(command).expect("spawns");
     let service = ().serve(transport).await.expect("connects");

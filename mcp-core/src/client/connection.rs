@@ -22,11 +22,11 @@ use crate::era::Era;
 use crate::error::McpError;
 use crate::jsonrpc;
 use crate::peer::PendingRequests;
-use crate::server::SchemaValidator;
 use crate::transport::{Outgoing, OutgoingKind, Transport, Wire};
 use crate::types::{
     DiscoverResult, Implementation, InitializeResult, ParamHeaders, ServerCapabilities,
 };
+use crate::validator::SchemaValidator;
 
 /// Notifications kept for [`Client::next_notification`] before new ones are dropped.
 const NOTIFICATION_BUFFER: usize = 4096;

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 
 use super::notify::ServerNotification;
 use super::shared::Shared;
+use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::transport::{Incoming, Outgoing, OutgoingKind};
 
@@ -30,6 +31,11 @@ pub(super) async fn read_loop(
                     tracing::error!("{why}");
                     reason = why;
                     break;
+                }
+            }
+            Incoming::Answer { id, message } => {
+                if let Err(why) = route(&shared, &message, &notes, &out).await {
+                    shared.pending.fail(&id, McpError::internal(why));
                 }
             }
             Incoming::Failed { id, error } => {

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 use super::{Client, RequestOptions};
 use crate::error::McpError;
-use crate::server::SchemaValidator;
 use crate::types::*;
+use crate::validator::SchemaValidator;
 
 impl Client {
     /// `server/discover` (2026); the answer is kept for

@@ -10,9 +10,9 @@ use super::dispatch::{self, run_hooks, Origin};
 use super::RunningServer;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
+use crate::lines::{Frame, LineReader};
 use crate::lowlevel::Session;
 use crate::peer::RunningRequests;
-use crate::transport::lines::{Frame, LineReader};
 use crate::types::CancelledNotificationParams;
 
 /// Outbound messages buffered per connection before handlers wait for the writer.

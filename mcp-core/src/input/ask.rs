@@ -190,7 +190,7 @@ fn check_form(q: &Question, content: &Value) -> Result<(), McpError> {
     let Some(schema) = q.params.get("requestedSchema") else {
         return Ok(());
     };
-    crate::server::SchemaValidator::compile(schema)?
+    crate::validator::SchemaValidator::compile(schema)?
         .validate(content)
         .map_err(|reason| invalid_answer(&q.key, &reason))
 }

@@ -13,9 +13,9 @@ mod subscriptions;
 mod tool;
 mod tool_error;
 mod uri_template;
-mod validate;
 
 pub use crate::base64::encode as base64_encode;
+pub use crate::validator::SchemaValidator;
 pub use completion::{completer, Completer, MAX_COMPLETIONS};
 pub use features::not_found;
 pub use mcp_server::{McpServer, ServerHandle};
@@ -25,4 +25,3 @@ pub use schema::{output_schema, wrap_output_schema, ArgSpec, ArgsSchema};
 pub use tool::{IntoTool, IntoTools, ToolDef, ToolHandler, ToolSet};
 pub use tool_error::ToolError;
 pub use uri_template::UriTemplate;
-pub use validate::SchemaValidator;

@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use super::output::ErrorRoute;
 use super::schema::wrap_output_schema;
-use super::validate::SchemaValidator;
 use crate::error::McpError;
 use crate::lowlevel::{BoxFuture, RequestContext};
 use crate::types::{CallToolResult, Icon, JsonObject, Meta, Tool, ToolAnnotations};
+use crate::validator::SchemaValidator;
 
 /// The erased handler of a tool: validated arguments in, a result (or a routed error) out.
 pub type ToolHandler<S> = Arc<

@@ -10,8 +10,8 @@ use tokio::task::JoinHandle;
 use crate::engine::connection::{serve_lines, ConnectionConfig};
 use crate::engine::RunningServer;
 use crate::error::McpError;
+use crate::lines::{Frame, LineReader};
 use crate::serve::IntoServer;
-use crate::transport::lines::{Frame, LineReader};
 use crate::transport::wire::{run_lines, Incoming, Transport, Wire};
 
 /// Bytes buffered in each direction of the in-memory pipe.

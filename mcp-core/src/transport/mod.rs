@@ -5,7 +5,6 @@ mod child;
 pub(crate) mod http;
 #[cfg(feature = "http")]
 mod http_client;
-pub(crate) mod lines;
 mod memory;
 mod stdio;
 mod wire;

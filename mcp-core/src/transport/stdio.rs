@@ -4,6 +4,7 @@
 use crate::engine::connection::{serve_lines, ConnectionConfig};
 use crate::engine::RunningServer;
 use crate::error::McpError;
+use crate::lowlevel::Server;
 use crate::serve::IntoServer;
 
 /// Serves `server` (a low-level [`Server`](crate::lowlevel::Server) or anything that converts
@@ -132,4 +133,11 @@ struct Restore;
 #[cfg(not(unix))]
 impl Restore {
     fn blocking(self) {}
+}
+
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Serves this server on stdin/stdout until stdin closes.
+    pub async fn serve_stdio(self) -> crate::Result<()> {
+        serve_stdio(self).await
+    }
 }

@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use crate::era::Era;
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
-use crate::transport::lines::{Frame, LineReader};
+use crate::lines::{Frame, LineReader};
 
 /// Carries JSON-RPC messages between a client and a server.
 ///
@@ -130,6 +130,15 @@ pub enum OutgoingKind {
 pub enum Incoming {
     /// One JSON-RPC message from the server.
     Message(Vec<u8>),
+    /// A message the transport knows to be the answer to request `id` (an HTTP response body):
+    /// one that is not JSON-RPC fails that request only, where on a stream it ends the
+    /// connection.
+    Answer {
+        /// The request it answers.
+        id: RequestId,
+        /// The message.
+        message: Vec<u8>,
+    },
     /// The request `id` failed in the transport (HTTP error status, connection refused, a
     /// stream cut that cannot be resumed): it resolves to `error`.
     Failed {

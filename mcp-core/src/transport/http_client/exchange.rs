@@ -64,6 +64,13 @@ impl Conn {
         self.session.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A POST of one JSON-RPC message, accepting a JSON or an event-stream answer.
+    pub(super) fn json_post(&self) -> axum::http::request::Builder {
+        self.request(Method::POST)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+    }
+
     pub(super) fn request(&self, method: Method) -> axum::http::request::Builder {
         let mut builder = Request::builder().method(method).uri(self.url.clone());
         for (name, value) in &self.headers {
@@ -78,10 +85,7 @@ impl Conn {
         message: &Outgoing,
         session: Option<&HeaderValue>,
     ) -> Request<Full<Bytes>> {
-        let mut builder = self
-            .request(Method::POST)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
+        let mut builder = self.json_post();
         if let Some(version) = &message.protocol_version {
             builder = builder.header(PROTOCOL_VERSION, &**version);
             if message.era == Era::Legacy {
@@ -219,15 +223,12 @@ impl Conn {
                 self.url
             )));
         }
-        if serde_json::from_slice::<Peek>(&body).is_err() {
-            // Only this request fails: other requests on the endpoint may be fine.
-            let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
-            return Err(McpError::internal(format!(
-                "{} answered with something that is not JSON-RPC: {text:?}",
-                self.url
-            )));
-        }
-        self.forward(body.to_vec()).await;
+        // Decoded once, by the reader; one that is not JSON-RPC fails this request only.
+        let answer = Incoming::Answer {
+            id: id.clone(),
+            message: body.to_vec(),
+        };
+        let _ = self.incoming.send(answer).await;
         Ok(())
     }
 

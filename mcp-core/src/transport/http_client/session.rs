@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::header::ACCEPT;
 use axum::http::{HeaderValue, Method, Response, StatusCode};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -105,9 +105,7 @@ impl Conn {
         };
         self.session().id = None;
         let request = self
-            .request(Method::POST)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
+            .json_post()
             .body(Full::new(Bytes::from(initialize)))
             .map_err(|e| McpError::internal(format!("invalid initialize request: {e}")))?;
         let response = self.send(request).await?;
@@ -122,10 +120,7 @@ impl Conn {
         self.session().id = new_id.clone();
         tracing::info!("the server ended the session; a new one was opened");
         if let Some(initialized) = initialized {
-            let mut builder = self
-                .request(Method::POST)
-                .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "application/json, text/event-stream");
+            let mut builder = self.json_post();
             if let Some(id) = &new_id {
                 builder = builder.header(SESSION_ID, id);
             }
