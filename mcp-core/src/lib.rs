@@ -6,11 +6,15 @@
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(feature = "http")]
+pub mod auth;
 pub mod base64;
 pub mod client;
 pub mod engine;
 pub mod era;
 mod error;
+#[cfg(feature = "http")]
+mod fetch;
 pub mod events;
 #[doc(hidden)]
 pub mod fuzzing;

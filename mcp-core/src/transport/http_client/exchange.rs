@@ -15,8 +15,9 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::sse::SseParser;
-use super::{Connector, DEFAULT_RETRY, MAX_BODY, MAX_RETRY, PROTOCOL_VERSION, SESSION_ID};
+use super::{DEFAULT_RETRY, MAX_BODY, MAX_RETRY, PROTOCOL_VERSION, SESSION_ID};
 use crate::era::Era;
+use crate::fetch::Connector;
 use crate::error::McpError;
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::transport::wire::{encode_header_value, Incoming, Outgoing};
@@ -118,12 +119,7 @@ impl Conn {
         request: Request<Full<Bytes>>,
     ) -> Result<Response<Body>, McpError> {
         self.hyper.request(request).await.map_err(|e| {
-            let mut text = e.to_string();
-            let mut source = std::error::Error::source(&e);
-            while let Some(inner) = source {
-                text = format!("{text}: {inner}");
-                source = inner.source();
-            }
+            let text = crate::fetch::error_chain(&e);
             McpError::internal(format!("could not reach {}: {text}", self.url))
         })
     }

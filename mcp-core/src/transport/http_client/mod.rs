@@ -17,7 +17,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client as Hyper;
 use hyper_util::rt::TokioExecutor;
 use tokio::task::{AbortHandle, JoinSet};
@@ -70,42 +69,21 @@ pub struct HttpClientTransport {
     headers: Vec<(HeaderName, HeaderValue)>,
     connect_timeout: Duration,
     max_resumptions: u32,
-    #[cfg(feature = "https")]
-    tls: Option<Arc<rustls::ClientConfig>>,
+    tls: crate::fetch::Tls,
 }
 
-#[cfg(feature = "https")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-#[cfg(not(feature = "https"))]
-type Connector = HttpConnector;
+
 
 impl HttpClientTransport {
     /// The endpoint at `url`. Fails on a URL that is not `http://` (or, with the `https`
     /// feature, `https://`) with a host.
     pub fn new(url: &str) -> Result<Self, McpError> {
-        let uri: Uri = url
-            .parse()
-            .map_err(|e| McpError::invalid_params(format!("invalid URL `{url}`: {e}")))?;
-        match uri.scheme_str() {
-            Some("http") if uri.host().is_some() => {}
-            Some("https") if uri.host().is_some() && cfg!(feature = "https") => {}
-            Some("https") => {
-                return Err(McpError::invalid_params(format!(
-                    "`{url}`: https needs the `https` feature of this crate"
-                )))
-            }
-            _ => {
-                return Err(McpError::invalid_params(format!(
-                    "`{url}` is not an http:// or https:// URL with a host"
-                )))
-            }
-        }
+        let uri = crate::fetch::parse_url(url)?;
         Ok(Self {
             url: uri,
             headers: Vec::new(),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             max_resumptions: DEFAULT_MAX_RESUMPTIONS,
-            #[cfg(feature = "https")]
             tls: None,
         })
     }
@@ -116,27 +94,6 @@ impl HttpClientTransport {
     pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
         self.tls = Some(config);
         self
-    }
-
-    fn connector(&self) -> Result<Connector, McpError> {
-        let mut http = HttpConnector::new();
-        http.set_connect_timeout(Some(self.connect_timeout));
-        http.set_nodelay(true);
-        #[cfg(feature = "https")]
-        {
-            http.enforce_http(false);
-            let config = match &self.tls {
-                Some(config) => rustls::ClientConfig::clone(config),
-                None => default_tls()?,
-            };
-            Ok(hyper_rustls::HttpsConnectorBuilder::new()
-                .with_tls_config(config)
-                .https_or_http()
-                .enable_http1()
-                .wrap_connector(http))
-        }
-        #[cfg(not(feature = "https"))]
-        Ok(http)
     }
 
     /// A header sent with every request (an API key, a tenant). Fails on a name or value HTTP
@@ -169,7 +126,7 @@ impl Transport for HttpClientTransport {
     }
 
     async fn run(self, wire: Wire) {
-        let connector = match self.connector() {
+        let connector = match crate::fetch::connector(self.connect_timeout, &self.tls) {
             Ok(connector) => connector,
             Err(e) => {
                 let _ = wire
@@ -239,17 +196,4 @@ impl Transport for HttpClientTransport {
         tasks.abort_all();
         conn.end_session().await;
     }
-}
-
-/// Mozilla's root certificates, the ring provider, TLS 1.2 and 1.3.
-#[cfg(feature = "https")]
-fn default_tls() -> Result<rustls::ClientConfig, McpError> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map(|builder| builder.with_root_certificates(roots).with_no_client_auth())
-        .map_err(|e| McpError::internal(format!("TLS configuration: {e}")))
 }
