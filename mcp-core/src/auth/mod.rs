@@ -13,10 +13,13 @@ mod challenge;
 mod metadata;
 mod principal;
 mod provider;
+mod resource_server;
 mod verifier;
 
 pub use challenge::BearerChallenge;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use principal::Principal;
 pub use provider::{AuthFuture, AuthProvider, Refusal};
+pub(crate) use resource_server::Protection;
+pub use resource_server::{AuthLayer, RequireToken, ResourceServer, PROTECTED_RESOURCE_PATH};
 pub use verifier::{TokenVerifier, VerifyError, VerifyFuture};

@@ -175,6 +175,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
             session: &self.session,
             sink: &self.sink,
             surface_internal: self.surface_internal,
+            http: None,
         }
     }
 

@@ -26,6 +26,8 @@ pub(crate) struct Origin<'a, S> {
     pub(crate) session: &'a Session,
     pub(crate) sink: &'a mpsc::Sender<String>,
     pub(crate) surface_internal: bool,
+    /// The HTTP request the message arrived in.
+    pub(crate) http: Option<Arc<crate::lowlevel::HttpRequest>>,
 }
 
 /// Serves one request and returns the encoded response line.
@@ -220,6 +222,7 @@ fn modern_call<S>(
         session: origin.session.clone(),
         server: origin.server.clone(),
         sink: origin.sink.clone(),
+        http: origin.http.clone(),
         round: Default::default(),
         spliced: Default::default(),
     }
@@ -247,6 +250,7 @@ fn session_call<S>(
         session: session.clone(),
         server: origin.server.clone(),
         sink: origin.sink.clone(),
+        http: origin.http.clone(),
         round: Default::default(),
         spliced: Default::default(),
     }

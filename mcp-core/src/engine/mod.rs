@@ -98,6 +98,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
             session,
             sink: &sink,
             surface_internal: self.server.options.surface_internal_errors,
+            http: None,
         };
         // What the handler sends on its stream is read and dropped while it runs, so a handler
         // that reports progress never waits on a full channel.

@@ -30,6 +30,8 @@ pub(crate) struct CallInfo<S> {
     pub(crate) session: Session,
     pub(crate) server: Arc<RunningServer<S>>,
     pub(crate) sink: mpsc::Sender<String>,
+    /// The HTTP request the message arrived in (`None` on stdio and in memory).
+    pub(crate) http: Option<Arc<super::HttpRequest>>,
     /// A 2026 retry's answers and state (set just before the handler runs).
     pub(crate) round: std::sync::OnceLock<crate::input::round::Round>,
     /// A result field the handler supplied already encoded (see `RequestContext::splice`).
@@ -126,6 +128,20 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// The session this request belongs to.
     pub fn session(&self) -> &Session {
         &self.info.session
+    }
+
+    /// The HTTP request this message arrived in: headers, extensions, peer address (`None` on
+    /// stdio and in memory).
+    #[cfg(feature = "http")]
+    pub fn http(&self) -> Option<&super::HttpRequest> {
+        self.info.http.as_deref()
+    }
+
+    /// Who is calling, as the HTTP endpoint's token verifier established it (`None` when the
+    /// endpoint is not protected, and on stdio and in memory).
+    #[cfg(feature = "http")]
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.info.http.as_deref()?.principal()
     }
 
     /// This server's identity.
@@ -311,6 +327,18 @@ impl<S: Send + Sync + 'static> NotificationContext<S> {
     /// The notification's method.
     pub fn method(&self) -> &str {
         &self.info.method
+    }
+
+    /// The HTTP request this notification arrived in (`None` on stdio and in memory).
+    #[cfg(feature = "http")]
+    pub fn http(&self) -> Option<&super::HttpRequest> {
+        self.info.http.as_deref()
+    }
+
+    /// Who sent it, as the HTTP endpoint's token verifier established it.
+    #[cfg(feature = "http")]
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.info.http.as_deref()?.principal()
     }
 
     /// The session the notification came from.

@@ -55,6 +55,18 @@ impl<S: Send + Sync + 'static> Incoming<S> {
         &self.info.protocol_version
     }
 
+    /// The HTTP request the message arrived in (`None` on stdio and in memory).
+    #[cfg(feature = "http")]
+    pub fn http(&self) -> Option<&super::HttpRequest> {
+        self.info.http.as_deref()
+    }
+
+    /// Who sent the message, as the HTTP endpoint's token verifier established it.
+    #[cfg(feature = "http")]
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.info.http.as_deref()?.principal()
+    }
+
     /// The session the message came from.
     pub fn session(&self) -> &Session {
         &self.info.session

@@ -8,9 +8,11 @@ mod cache;
 mod capabilities;
 mod context;
 mod handler;
+mod http_request;
 mod lifespan;
 mod middleware;
 mod params;
+mod scopes;
 mod server;
 mod session;
 mod slots;
@@ -20,6 +22,10 @@ pub(crate) use context::CallInfo;
 pub use context::{NotificationContext, RequestContext};
 pub(crate) use handler::erase_request;
 pub use handler::BoxFuture;
+#[cfg(feature = "http")]
+pub use http_request::HttpRequest;
+#[cfg(not(feature = "http"))]
+pub(crate) use http_request::HttpRequest;
 pub use middleware::{Incoming, Middleware, Next};
 pub use params::Params;
 #[cfg(feature = "http")]

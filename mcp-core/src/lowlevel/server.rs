@@ -96,6 +96,7 @@ pub struct Server<S = ()> {
     pub(crate) extra_capabilities: ServerCapabilities,
     pub(crate) options: ServerOptions,
     pub(crate) param_headers: Option<ParamHeaders>,
+    pub(crate) scopes: super::scopes::ScopeRules,
     pub(crate) sealer: Option<crate::request_state::Sealer>,
     pub(crate) events: crate::events::BusCell,
 }
@@ -116,6 +117,7 @@ impl<S> Clone for Server<S> {
             extra_capabilities: self.extra_capabilities.clone(),
             options: self.options.clone(),
             param_headers: self.param_headers.clone(),
+            scopes: self.scopes.clone(),
             sealer: self.sealer.clone(),
             events: self.events.clone(),
         }
@@ -161,6 +163,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             extra_capabilities: ServerCapabilities::default(),
             options: ServerOptions::default(),
             param_headers: None,
+            scopes: Default::default(),
             sealer: None,
             events: Default::default(),
         };
@@ -399,6 +402,33 @@ impl<S: Send + Sync + 'static> Server<S> {
     pub fn param_headers(&mut self, headers: ParamHeaders) -> &mut Self {
         self.param_headers = Some(headers);
         self
+    }
+
+    /// Requires the caller's token to carry `scopes` for every call of `method` (`target:
+    /// None`), or for calls of `method` on one tool or prompt name or resource URI
+    /// (`Some(target)`). A protected HTTP endpoint checks this before the handler runs, and a
+    /// token without them gets 403 `insufficient_scope` naming the scopes to ask for. Without
+    /// a resource server (stdio, in memory, an open endpoint) nothing is checked.
+    ///
+    /// ```
+    /// let mut server = mcp_core::lowlevel::Server::new("shop");
+    /// server
+    ///     .require_scopes("tools/list", None, ["books:read"])
+    ///     .require_scopes("tools/call", Some("add_book"), ["books:write"]);
+    /// ```
+    pub fn require_scopes<I, T>(&mut self, method: &str, target: Option<&str>, scopes: I) -> &mut Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.scopes.insert(method, target, scopes);
+        self
+    }
+
+    /// The scopes a call of `method` on `target` requires (see [`Self::require_scopes`]).
+    pub fn required_scopes(&self, method: &str, target: Option<&str>) -> Vec<String> {
+        self.scopes.required(method, target)
     }
 
     /// Adds capabilities that no handler implies (`experimental`, `extensions`).

@@ -80,13 +80,7 @@ async fn read<S: Send + Sync + 'static>(
     ctx: RequestContext<S>,
     uri: String,
 ) -> Result<ReadResourceResult, McpError> {
-    let resources = snapshot(&registry.resources);
-    // A fixed URI wins over a template that also matches it.
-    let found = resources
-        .iter()
-        .filter(|r| r.is_static())
-        .chain(resources.iter().filter(|r| !r.is_static()))
-        .find_map(|r| r.template.matches(&uri).map(|vars| (r.clone(), vars)));
+    let found = registry.find_resource(&uri);
     let era = ctx.era();
     let Some((def, vars)) = found else {
         return Err(not_found(era, &uri));

@@ -24,6 +24,8 @@ pub struct PromptDef<S> {
     pub(crate) prompt: Prompt,
     pub(crate) handler: PromptHandler<S>,
     pub(crate) completers: BTreeMap<String, Completer>,
+    /// Scopes a caller's token must carry.
+    pub(crate) scopes: Vec<String>,
 }
 
 impl<S: Send + Sync + 'static> PromptDef<S> {
@@ -55,7 +57,20 @@ impl<S: Send + Sync + 'static> PromptDef<S> {
             },
             handler,
             completers: BTreeMap::new(),
+            scopes: Vec::new(),
         }
+    }
+
+    /// Requires the caller's token to carry every scope in `scopes` (checked by a protected
+    /// HTTP endpoint before the handler runs: a token without them gets 403
+    /// `insufficient_scope` naming them). Without a resource server there is no check.
+    pub fn scopes<I, T>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Sets the description.

@@ -125,6 +125,34 @@ impl<S: Send + Sync + 'static> Registry<S> {
             .unwrap_or_default()
     }
 
+    /// The scopes a call of `method` on `name` (tool, prompt name or resource URI) needs.
+    pub(crate) fn required_scopes(&self, method: &str, name: &str) -> Vec<String> {
+        match method {
+            "tools/call" => self.get(name).map(|t| t.scopes.clone()),
+            "prompts/get" => snapshot(&self.prompts)
+                .into_iter()
+                .find(|p| p.prompt.name == name)
+                .map(|p| p.scopes.clone()),
+            "resources/read" => self.find_resource(name).map(|(r, _)| r.scopes.clone()),
+            _ => None,
+        }
+        .unwrap_or_default()
+    }
+
+    /// The resource serving `uri` and the template's variables; a fixed URI wins over a
+    /// template that also matches it.
+    pub(crate) fn find_resource(
+        &self,
+        uri: &str,
+    ) -> Option<(Arc<ResourceDef<S>>, std::collections::BTreeMap<String, String>)> {
+        let resources = snapshot(&self.resources);
+        resources
+            .iter()
+            .filter(|r| r.is_static())
+            .chain(resources.iter().filter(|r| !r.is_static()))
+            .find_map(|r| r.template.matches(uri).map(|vars| (r.clone(), vars)))
+    }
+
     /// The names of the tools, in order.
     pub(crate) fn names(&self) -> Vec<String> {
         self.read()

@@ -28,6 +28,8 @@ pub struct ToolDef<S> {
     pub(crate) input: Option<Arc<SchemaValidator>>,
     pub(crate) output: Option<Arc<SchemaValidator>>,
     pub(crate) handler: ToolHandler<S>,
+    /// Scopes a caller's token must carry.
+    pub(crate) scopes: Vec<String>,
 }
 
 impl<S> Clone for ToolDef<S> {
@@ -38,6 +40,7 @@ impl<S> Clone for ToolDef<S> {
             input: self.input.clone(),
             output: self.output.clone(),
             handler: self.handler.clone(),
+            scopes: self.scopes.clone(),
         }
     }
 }
@@ -111,7 +114,20 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
             input: Some(Arc::new(validator)),
             output: None,
             handler,
+            scopes: Vec::new(),
         })
+    }
+
+    /// Requires the caller's token to carry every scope in `scopes` (checked by a protected
+    /// HTTP endpoint before the handler runs: a token without them gets 403
+    /// `insufficient_scope` naming them). Without a resource server there is no check.
+    pub fn scopes<I, T>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Sets the description (the model reads it).

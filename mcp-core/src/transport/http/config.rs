@@ -27,6 +27,9 @@ pub struct HttpConfig {
     pub path: String,
     /// 2025 sessions open at once; an `initialize` beyond it gets 503. Default 10,000.
     pub max_sessions: usize,
+    /// OAuth 2.1 protection: Protected Resource Metadata, bearer tokens, scopes, audience.
+    /// Default `None`: the endpoint is open (anyone who can reach it may call it).
+    pub auth: Option<crate::auth::ResourceServer>,
 }
 
 pub(crate) fn loopback() -> Vec<String> {
@@ -34,6 +37,14 @@ pub(crate) fn loopback() -> Vec<String> {
         .iter()
         .map(|s| (*s).to_owned())
         .collect()
+}
+
+impl HttpConfig {
+    /// Protects the endpoint with `auth` (see [`ResourceServer`](crate::auth::ResourceServer)).
+    pub fn auth(mut self, auth: crate::auth::ResourceServer) -> Self {
+        self.auth = Some(auth);
+        self
+    }
 }
 
 impl Default for HttpConfig {
@@ -48,6 +59,7 @@ impl Default for HttpConfig {
             session_queue: 256,
             path: "/mcp".to_owned(),
             max_sessions: 10_000,
+            auth: None,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
@@ -19,7 +19,7 @@ use crate::engine::RunningServer;
 use crate::era::LEGACY_VERSIONS;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
-use crate::lowlevel::Session;
+use crate::lowlevel::{HttpRequest, Session};
 use crate::peer::RunningRequests;
 use crate::types::CancelledNotificationParams;
 
@@ -30,6 +30,8 @@ pub(crate) struct HttpSession {
     standalone: Mutex<Option<mpsc::Receiver<String>>>,
     last_seen: Mutex<Instant>,
     in_flight: RunningRequests,
+    /// The identity of the principal that opened the session (`None`: an open endpoint).
+    owner: Option<String>,
 }
 
 pub(crate) struct Shared<S> {
@@ -61,8 +63,16 @@ impl<S: Send + Sync + 'static> Shared<S> {
         }
     }
 
-    fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        lock(&self.sessions).get(id).cloned()
+    /// Session `id`, if it exists and belongs to the request's principal: another caller's
+    /// token gets the same answer as an unknown id (404), so ids cannot be probed.
+    fn get(&self, id: &str, http: &HttpRequest) -> Option<Arc<HttpSession>> {
+        let session = lock(&self.sessions).get(id).cloned()?;
+        let caller = http.principal().map(|p| p.identity());
+        if session.owner != caller {
+            tracing::warn!("refused a request for a session opened by another principal");
+            return None;
+        }
+        Some(session)
     }
 
     fn end(&self, session: &HttpSession) {
@@ -126,9 +136,10 @@ fn error(status: StatusCode, id: Option<&RequestId>, e: McpError) -> Response {
 pub(crate) async fn post<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     session_id: Option<&str>,
-    headers: &HeaderMap,
+    http: &Arc<HttpRequest>,
     message: Message,
 ) -> Response {
+    let headers = http.headers();
     if let Some(version) = headers::get(headers, "mcp-protocol-version") {
         if !LEGACY_VERSIONS.contains(&version) {
             return error(
@@ -141,13 +152,13 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
         }
     }
     let session = match session_id {
-        Some(id) => match shared.get(id) {
+        Some(id) => match shared.get(id, http) {
             Some(session) => session,
             None => return StatusCode::NOT_FOUND.into_response(),
         },
         None => match &message {
             Message::Request { method, .. } if method == "initialize" => {
-                return initialize(shared, message).await
+                return initialize(shared, http, message).await
             }
             Message::Request { id, .. } => {
                 return error(
@@ -191,6 +202,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 session: &session.session,
                 sink: &sink,
                 surface_internal: shared.server.server.options.surface_internal_errors,
+                http: Some(http.clone()),
             };
             let timeout = shared.config.request_timeout;
             if tokio::time::timeout(
@@ -205,7 +217,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             StatusCode::ACCEPTED.into_response()
         }
         Message::Request { id, method, params } => {
-            run_request(shared, session, id, method, params).await
+            run_request(shared, session, http.clone(), id, method, params).await
         }
     }
 }
@@ -221,6 +233,7 @@ impl Drop for InFlightEntry<'_> {
 async fn run_request<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     session: Arc<HttpSession>,
+    http: Arc<HttpRequest>,
     id: RequestId,
     method: String,
     params: Option<Box<serde_json::value::RawValue>>,
@@ -243,6 +256,7 @@ async fn run_request<S: Send + Sync + 'static>(
                 session: &tracked.session,
                 sink: &sink,
                 surface_internal: server.server.options.surface_internal_errors,
+                http: Some(http),
             };
             // Removed however the request ends: answered, timed out or cancelled.
             let _in_flight = InFlightEntry(&tracked, request_id.clone());
@@ -255,6 +269,7 @@ async fn run_request<S: Send + Sync + 'static>(
 
 async fn initialize<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
+    http: &Arc<HttpRequest>,
     message: Message,
 ) -> Response {
     let Message::Request { id, method, params } = message else {
@@ -280,6 +295,7 @@ async fn initialize<S: Send + Sync + 'static>(
         standalone: Mutex::new(Some(standalone)),
         last_seen: Mutex::new(Instant::now()),
         in_flight: RunningRequests::default(),
+        owner: http.principal().map(|p| p.identity()),
     });
     let (sink, _unused) = mpsc::channel(1);
     let origin = Origin {
@@ -287,6 +303,7 @@ async fn initialize<S: Send + Sync + 'static>(
         session: &session,
         sink: &sink,
         surface_internal: shared.server.server.options.surface_internal_errors,
+        http: Some(http.clone()),
     };
     let handshake = dispatch::handle_request(origin, id.clone(), method, params);
     let Ok(line) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {
@@ -310,9 +327,10 @@ async fn initialize<S: Send + Sync + 'static>(
 pub(crate) fn get_stream<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     id: &str,
-    headers: &HeaderMap,
+    http: &HttpRequest,
 ) -> Response {
-    let Some(session) = shared.get(id) else {
+    let headers = http.headers();
+    let Some(session) = shared.get(id, http) else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let accepts = headers::get(headers, "accept").is_some_and(|a| a.contains("text/event-stream"));
@@ -399,7 +417,14 @@ impl futures_core::Stream for StandaloneStream {
     }
 }
 
-pub(crate) fn delete<S: Send + Sync + 'static>(shared: &Arc<Shared<S>>, id: &str) -> Response {
+pub(crate) fn delete<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    id: &str,
+    http: &HttpRequest,
+) -> Response {
+    if shared.get(id, http).is_none() {
+        return StatusCode::NOT_FOUND.into_response();
+    }
     let removed = lock(&shared.sessions).remove(id);
     match removed {
         Some(session) => {

@@ -26,11 +26,12 @@ use axum::Router;
 
 pub use config::HttpConfig;
 
+use crate::auth::{Principal, Protection, PROTECTED_RESOURCE_PATH};
 use crate::engine::RunningServer;
 use crate::era::{LEGACY_VERSIONS, META_PROTOCOL_VERSION};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
-use crate::lowlevel::{peek, Peeked};
+use crate::lowlevel::{peek, HttpRequest, Peeked};
 use crate::serve::IntoServer;
 
 /// The HTTP endpoint of one running server: both eras, every session.
@@ -65,13 +66,32 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
     }
 
     /// The endpoint as an axum router serving `path`.
+    ///
+    /// With [`HttpConfig::auth`] set, the router also serves the Protected Resource Metadata
+    /// at its well-known paths and admits only requests with an acceptable token.
     pub fn router_at(&self, path: &str) -> Router {
         let limit = self.shared.config.max_body_bytes;
         // The body is read (bounded in size and time) by the endpoint itself.
-        Router::new()
+        let router = Router::new()
             .route(path, any(endpoint::<S>))
-            .layer(DefaultBodyLimit::max(limit))
-            .with_state(self.shared.clone())
+            .layer(DefaultBodyLimit::max(limit));
+        let router = match &self.shared.config.auth {
+            Some(auth) => {
+                // The layer answers these itself; the routes make them exist for it.
+                let metadata = any(|| async { StatusCode::NOT_FOUND });
+                let suffixed = auth
+                    .metadata_url()
+                    .split_once(PROTECTED_RESOURCE_PATH)
+                    .map(|(_, rest)| format!("{PROTECTED_RESOURCE_PATH}{rest}"));
+                let mut router = router.route(PROTECTED_RESOURCE_PATH, metadata.clone());
+                if let Some(suffixed) = suffixed.filter(|p| p != PROTECTED_RESOURCE_PATH && p != path) {
+                    router = router.route(&suffixed, metadata);
+                }
+                router.layer(auth.layer())
+            }
+            None => router,
+        };
+        router.with_state(self.shared.clone())
     }
 
     /// Ends every session and exits the lifespan.
@@ -135,7 +155,10 @@ pub async fn serve_http_on(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let result = axum::serve(listener, http.router_at(&path))
+    let app = http
+        .router_at(&path)
+        .into_make_service_with_connect_info::<SocketAddr>();
+    let result = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await;
     http.stop().await;
@@ -144,29 +167,43 @@ pub async fn serve_http_on(
 
 async fn endpoint<S: Send + Sync + 'static>(
     State(shared): State<Arc<legacy::Shared<S>>>,
-    method: Method,
-    headers: HeaderMap,
-    body: axum::body::Body,
+    request: axum::extract::Request,
 ) -> Response {
-    if let Some(refused) = guard::check(&shared.config, &headers) {
+    let (parts, body) = request.into_parts();
+    let headers = &parts.headers;
+    if let Some(refused) = guard::check(&shared.config, headers) {
         return refused;
+    }
+    let method = parts.method.clone();
+    let session_id = headers::get(headers, "mcp-session-id").map(str::to_owned);
+    if method == Method::POST && session_id.is_none() {
+        // 2026: the tool, prompt or resource is named in headers, so its scopes are checked
+        // before the body is read.
+        if let Some(refused) = early_scope_check(&shared, &parts) {
+            return refused;
+        }
     }
     let body = match read_body(&shared.config, body).await {
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    let session_id = headers::get(&headers, "mcp-session-id").map(str::to_owned);
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let http = Arc::new(HttpRequest::new(parts, peer));
+    let headers = http.headers();
     match method {
         Method::GET => match session_id {
-            Some(id) => legacy::get_stream(&shared, &id, &headers),
+            Some(id) => legacy::get_stream(&shared, &id, &http),
             None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
         },
         Method::DELETE => match session_id {
-            Some(id) => legacy::delete(&shared, &id),
+            Some(id) => legacy::delete(&shared, &id, &http),
             None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
         },
         Method::POST => {
-            let json = headers::get(&headers, "content-type").is_some_and(|t| {
+            let json = headers::get(headers, "content-type").is_some_and(|t| {
                 t.trim()
                     .to_ascii_lowercase()
                     .starts_with("application/json")
@@ -176,7 +213,7 @@ async fn endpoint<S: Send + Sync + 'static>(
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
                 return response::json(StatusCode::UNSUPPORTED_MEDIA_TYPE, line);
             }
-            if !accepts_answers(&headers) {
+            if !accepts_answers(headers) {
                 let e = McpError::invalid_request(
                     "Not Acceptable: accept application/json and text/event-stream",
                 );
@@ -200,15 +237,52 @@ async fn endpoint<S: Send + Sync + 'static>(
             }
             let stateless = session_id
                 .is_none()
-                .then(|| stateless_peek(&headers, &message));
+                .then(|| stateless_peek(headers, &message));
             if let Some(Some(peeked)) = stateless {
-                stateless::post(&shared.server, &shared.config, &headers, message, peeked).await
+                stateless::post(&shared.server, &shared.config, &http, message, peeked).await
             } else {
-                legacy::post(&shared, session_id.as_deref(), &headers, message).await
+                if let Some(refused) = scope_check(&shared, &http, &message) {
+                    return refused;
+                }
+                legacy::post(&shared, session_id.as_deref(), &http, message).await
             }
         }
         _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
     }
+}
+
+/// `403` when the token lacks the scopes of the 2026 request named by `Mcp-Method` and
+/// `Mcp-Name` (checked against the body later, so a lie is refused there).
+fn early_scope_check<S: Send + Sync + 'static>(
+    shared: &legacy::Shared<S>,
+    parts: &axum::http::request::Parts,
+) -> Option<Response> {
+    let protection = parts.extensions.get::<Protection>()?;
+    let method = headers::get(&parts.headers, "mcp-method")?;
+    let target = headers::get(&parts.headers, "mcp-name").and_then(|v| headers::decode_value(v).ok());
+    let required = shared.server.server.required_scopes(method, target.as_deref());
+    protection.check_scopes(parts.extensions.get::<Principal>(), &required)
+}
+
+/// `403` when the token lacks the scopes of the request in `message` (a 2025 request, whose
+/// target is only in the body).
+fn scope_check<S: Send + Sync + 'static>(
+    shared: &legacy::Shared<S>,
+    http: &HttpRequest,
+    message: &Message,
+) -> Option<Response> {
+    let protection = http.extensions().get::<Protection>()?;
+    let Message::Request { method, params, .. } = message else {
+        return None;
+    };
+    let peeked = peek(params.as_deref());
+    let target = match method.as_str() {
+        "resources/read" => peeked.uri.as_ref(),
+        _ => peeked.name.as_ref(),
+    }
+    .and_then(|v| v.as_str());
+    let required = shared.server.server.required_scopes(method, target);
+    protection.check_scopes(http.principal(), &required)
 }
 
 /// False when the request has an `Accept` header that takes neither JSON nor SSE (no header

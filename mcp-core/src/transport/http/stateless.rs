@@ -14,7 +14,7 @@ use crate::engine::RunningServer;
 use crate::era::{self, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
-use crate::lowlevel::{Peeked, Session};
+use crate::lowlevel::{HttpRequest, Peeked, Session};
 
 fn reply(status: StatusCode, id: &RequestId, e: McpError) -> Response {
     response::json(status, jsonrpc::encode_error(Some(id), &e.to_wire(false)))
@@ -193,10 +193,11 @@ fn same_value(header: &str, body: &str) -> bool {
 pub(crate) async fn post<S: Send + Sync + 'static>(
     server: &Arc<RunningServer<S>>,
     config: &HttpConfig,
-    headers: &HeaderMap,
+    http: &Arc<HttpRequest>,
     message: Message,
     peeked: Peeked,
 ) -> Response {
+    let headers = http.headers();
     match message {
         Message::Response { .. } => {
             let e = McpError::invalid_request(
@@ -215,6 +216,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 session: &session,
                 sink: &sink,
                 surface_internal: server.server.options.surface_internal_errors,
+                http: Some(http.clone()),
             };
             dispatch::handle_notification(origin, method, params).await;
             StatusCode::ACCEPTED.into_response()
@@ -225,6 +227,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             }
             let server = server.clone();
             let request_id = id.clone();
+            let http = http.clone();
             response::run(
                 config.request_timeout,
                 Some(id),
@@ -238,6 +241,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                         session: &session,
                         sink: &sink,
                         surface_internal: server.server.options.surface_internal_errors,
+                        http: Some(http),
                     };
                     let line = dispatch::handle_request(origin, request_id, method, params).await;
                     session.mark_closed();

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 
 use super::sse::SseParser;
 use super::{DEFAULT_RETRY, MAX_BODY, MAX_RETRY, PROTOCOL_VERSION, SESSION_ID};
+use crate::auth::{AuthProvider, BearerChallenge, Refusal};
 use crate::era::Era;
 use crate::fetch::Connector;
 use crate::error::McpError;
@@ -43,7 +44,12 @@ pub(super) struct Conn {
     pub(super) session: Mutex<Session>,
     /// Held while a new `initialize` replaces an expired session.
     pub(super) reinit: tokio::sync::Mutex<()>,
+    /// Credentials for every request, renewed on 401/403.
+    pub(super) auth: Option<std::sync::Arc<dyn AuthProvider>>,
 }
+
+/// How many times one request is resent after its credentials were refused.
+const MAX_REFUSALS: u32 = 3;
 
 /// Enough of a JSON-RPC message to tell a response to our request from the rest.
 #[derive(Deserialize)]
@@ -114,10 +120,52 @@ impl Conn {
             .unwrap_or_else(|_| Request::new(Full::new(Bytes::new())))
     }
 
+    /// Sends `request` with the auth provider's credentials; a 401 or 403 goes to the provider,
+    /// which may renew them (at most 3 times per request) before the answer is returned.
     pub(super) async fn send(
         &self,
         request: Request<Full<Bytes>>,
     ) -> Result<Response<Body>, McpError> {
+        let Some(auth) = &self.auth else {
+            return self.send_once(request).await;
+        };
+        let endpoint = self.url.to_string();
+        let (parts, body) = request.into_parts();
+        let mut refusals = 0;
+        loop {
+            let mut request = Request::new(body.clone());
+            *request.method_mut() = parts.method.clone();
+            *request.uri_mut() = parts.uri.clone();
+            *request.headers_mut() = parts.headers.clone();
+            if let Some(value) = auth.authorization(&endpoint).await? {
+                let value = HeaderValue::try_from(value).map_err(|_| {
+                    McpError::internal("the auth provider gave an Authorization value HTTP does not allow")
+                })?;
+                request.headers_mut().insert(AUTHORIZATION, value);
+            }
+            let response = self.send_once(request).await?;
+            let status = response.status();
+            let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
+            if !refused || refusals >= MAX_REFUSALS {
+                return Ok(response);
+            }
+            refusals += 1;
+            let refusal = Refusal {
+                status: status.as_u16(),
+                challenge: response
+                    .headers()
+                    .get(WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(BearerChallenge::parse),
+                endpoint: endpoint.clone(),
+            };
+            if !auth.refused(&refusal).await? {
+                return Ok(response);
+            }
+        }
+    }
+
+    async fn send_once(&self, request: Request<Full<Bytes>>) -> Result<Response<Body>, McpError> {
         self.hyper.request(request).await.map_err(|e| {
             let text = crate::fetch::error_chain(&e);
             McpError::internal(format!("could not reach {}: {text}", self.url))

@@ -23,6 +23,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use self::exchange::{Conn, Session};
 use super::wire::{Incoming, OutgoingKind, Transport, Wire};
+use crate::auth::AuthProvider;
 use crate::era::Era;
 use crate::error::McpError;
 use crate::peer::RunningRequests;
@@ -63,16 +64,31 @@ const LAST_EVENT_ID: &str = "last-event-id";
 /// println!("speaking {}", client.protocol_version());
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpClientTransport {
     url: Uri,
     headers: Vec<(HeaderName, HeaderValue)>,
     connect_timeout: Duration,
     max_resumptions: u32,
     tls: crate::fetch::Tls,
+    auth: Option<Arc<dyn AuthProvider>>,
 }
 
 
+
+impl std::fmt::Debug for HttpClientTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Header values may be credentials: names only.
+        let headers: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("HttpClientTransport")
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_resumptions", &self.max_resumptions)
+            .field("auth", &self.auth.is_some())
+            .finish_non_exhaustive()
+    }
+}
 
 impl HttpClientTransport {
     /// The endpoint at `url`. Fails on a URL that is not `http://` (or, with the `https`
@@ -85,6 +101,7 @@ impl HttpClientTransport {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             max_resumptions: DEFAULT_MAX_RESUMPTIONS,
             tls: None,
+            auth: None,
         })
     }
 
@@ -105,6 +122,15 @@ impl HttpClientTransport {
             .map_err(|e| McpError::invalid_params(format!("invalid value for `{name}`: {e}")))?;
         self.headers.push((name, value));
         Ok(self)
+    }
+
+    /// Authorizes every request with `provider` (an [`OAuth`](crate::client::oauth::OAuth)
+    /// login, or credentials of your own): its `Authorization` header goes on every POST, GET
+    /// and DELETE, and a 401 or 403 asks it for new credentials (at most 3 times per request)
+    /// before the request fails.
+    pub fn auth(mut self, provider: impl AuthProvider) -> Self {
+        self.auth = Some(Arc::new(provider));
+        self
     }
 
     /// How long to wait for the TCP connection (default 10 s).
@@ -149,6 +175,7 @@ impl Transport for HttpClientTransport {
             incoming,
             session: Mutex::new(Session::default()),
             reinit: tokio::sync::Mutex::new(()),
+            auth: self.auth,
         });
         let mut tasks = JoinSet::new();
         // 2026 requests, so giving one up closes its response.
