@@ -75,7 +75,7 @@ pub fn sample_state(answer: &str) -> String {
         "requestState": answer,
     });
     let params = Params::from_value(json!({"name": "t"}));
-    let round = Round::begin("tools/call", &params, Some(sealer())).unwrap_or_default();
+    let round = Round::begin("tools/call", &params, Some(sealer()), None).unwrap_or_default();
     let _ = round.seal(sealer(), &mut result);
     result["requestState"]
         .as_str()
@@ -94,7 +94,7 @@ pub fn unseal(data: &[u8]) {
         "requestState": state,
         "inputResponses": answers,
     }));
-    match Round::begin("tools/call", &params, Some(sealer())) {
+    match Round::begin("tools/call", &params, Some(sealer()), None) {
         Ok(round) => {
             assert!(state.starts_with("s1."), "only a sealed state opens");
             let _ = round;

@@ -19,6 +19,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "open_world",
     "icon",
     "meta",
+    "scopes",
 ];
 
 pub(crate) const TEXT_ARG_KEYS: &[&str] = &["complete", "description", "rename"];
@@ -41,6 +42,7 @@ pub(crate) struct ToolAttrs {
     pub(crate) hints: Vec<(&'static str, bool)>,
     pub(crate) icons: Vec<LitStr>,
     pub(crate) meta: Option<LitStr>,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 /// `#[arg(...)]`.
@@ -92,6 +94,43 @@ fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
     }
 }
 
+/// `scopes = ["a", "b"]`: OAuth scope tokens (RFC 6749 §3.3: printable ASCII, no space, `"` or
+/// `\\`). Each mistake is reported on its own literal.
+pub(crate) fn parse_scopes(cx: &Ctxt, value: &Expr) -> Vec<LitStr> {
+    let Expr::Array(array) = value else {
+        cx.error(
+            value,
+            "`scopes` takes a list of scope names, e.g. scopes = [\"books:write\"]",
+        );
+        return Vec::new();
+    };
+    let mut scopes = Vec::new();
+    for element in &array.elems {
+        match element {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => {
+                let text = lit.value();
+                let valid = !text.is_empty()
+                    && text
+                        .bytes()
+                        .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\');
+                if valid {
+                    scopes.push(lit.clone());
+                } else {
+                    cx.error(
+                        lit,
+                        "a scope is one non-empty word of printable ASCII without spaces, quotes or backslashes (list several as separate strings)",
+                    );
+                }
+            }
+            other => cx.error(other, "a scope must be a string literal, e.g. \"books:write\""),
+        }
+    }
+    scopes
+}
+
 pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
     let mut seen = HashSet::new();
@@ -113,6 +152,7 @@ pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
             "title" => attrs.title = Some(meta.value()?.parse()?),
             "description" => attrs.description = Some(meta.value()?.parse()?),
             "icon" => attrs.icons.push(meta.value()?.parse()?),
+            "scopes" => attrs.scopes = parse_scopes(cx, &meta.value()?.parse()?),
             "meta" => {
                 let lit: LitStr = meta.value()?.parse()?;
                 if !valid_json_object(&lit.value()) {

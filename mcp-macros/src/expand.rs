@@ -227,6 +227,10 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
     if let Some(meta) = &tool.attrs.meta {
         builders.push(quote!(.meta(::mcp::__private::json_object(#meta))));
     }
+    if !tool.attrs.scopes.is_empty() {
+        let scopes = &tool.attrs.scopes;
+        builders.push(quote!(.scopes([#(#scopes),*])));
+    }
 
     quote!({
         #conversion

@@ -15,8 +15,8 @@ use crate::ctxt::Ctxt;
 use crate::docs::doc_text;
 use crate::suggest::unknown_key;
 
-const RESOURCE_KEYS: &[&str] = &["name", "title", "description", "mime_type"];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
+const RESOURCE_KEYS: &[&str] = &["name", "title", "description", "mime_type", "scopes"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "scopes"];
 
 #[derive(Default)]
 struct Keys {
@@ -25,6 +25,13 @@ struct Keys {
     title: Option<LitStr>,
     description: Option<LitStr>,
     mime_type: Option<LitStr>,
+    scopes: Vec<LitStr>,
+}
+
+/// `.scopes([...])` when the attribute lists scopes.
+fn scopes(keys: &Keys) -> Option<TokenStream> {
+    let scopes = &keys.scopes;
+    (!scopes.is_empty()).then(|| quote!(.scopes([#(#scopes),*])))
 }
 
 fn parse_keys(
@@ -47,6 +54,8 @@ fn parse_keys(
             cx.error(&path, unknown_key(what, &key, known));
         } else if !seen.insert(key.clone()) {
             cx.error(&path, format!("`{key}` is given twice in #[{what}(...)]"));
+        } else if key == "scopes" {
+            keys.scopes = crate::attrs::parse_scopes(cx, &value);
         } else {
             let lit: LitStr = syn::parse2(quote!(#value))?;
             let slot = match key.as_str() {
@@ -350,6 +359,7 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
             if let Some(m) = &mime {
                 builders.push(quote!(.mime_type(#m)));
             }
+            builders.extend(scopes(&resource.keys));
             builders.extend(completers(&params));
             let ret_span = return_span(&item);
             let convert = quote_spanned!(ret_span=> ::mcp::server::IntoReadResult::into_read_result(__ret, &__uri, #mime_tokens));
@@ -461,6 +471,7 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
         if let Some(t) = &keys.title {
             builders.push(quote!(.title(#t)));
         }
+        builders.extend(scopes(&keys));
         for p in &params {
             let wire = &p.wire;
             let required = !p.optional;

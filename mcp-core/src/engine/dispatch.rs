@@ -286,7 +286,9 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
     let sealer = server.server.sealer.as_ref();
     let pauses = INPUT_METHODS.contains(&info.method.as_str());
     if pauses {
-        let _ = info.round.set(Round::begin(&info.method, &params, sealer)?);
+        let _ = info
+            .round
+            .set(Round::begin(&info.method, &params, sealer, caller(&info))?);
     }
     let mut value = match handler(ctx.clone(), params).await {
         Ok(value) => value,
@@ -312,6 +314,19 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
     }
     stamp_modern(&server.server, &info.method, ctx.request_id(), &mut value);
     Ok(value)
+}
+
+/// The identity of the principal a request comes from, when the endpoint is protected.
+fn caller<S>(info: &CallInfo<S>) -> Option<String> {
+    #[cfg(feature = "http")]
+    {
+        info.http.as_deref()?.principal().map(|p| p.identity())
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = info;
+        None
+    }
 }
 
 fn initialize<S: Send + Sync + 'static>(

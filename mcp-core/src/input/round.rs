@@ -24,6 +24,8 @@ pub(crate) struct Round {
     binding: Option<Binding>,
     /// The params, kept to compute the binding only if a state has to be sealed.
     saved: Option<(String, Params)>,
+    /// Who is asking (the principal's identity), bound into the state.
+    caller: Option<String>,
 }
 
 impl Round {
@@ -33,16 +35,21 @@ impl Round {
         method: &str,
         params: &Params,
         sealer: Option<&Sealer>,
+        caller: Option<String>,
     ) -> Result<Self, McpError> {
         if !params.mentions(&["inputResponses", "requestState"]) {
             return Ok(Self {
                 saved: sealer.map(|_| (method.to_owned(), params.duplicate())),
+                caller,
                 ..Self::default()
             });
         }
         let value = params.to_value();
-        let binding = binding(method, &value);
-        let mut round = Self::default();
+        let binding = binding(method, &value, caller.as_deref());
+        let mut round = Self {
+            caller,
+            ..Self::default()
+        };
         let mut asked: Option<BTreeMap<String, String>> = None;
         match (value.get("requestState"), sealer) {
             (None | Some(Value::Null), _) => {}
@@ -119,7 +126,9 @@ impl Round {
         };
         let binding = match (&self.binding, &self.saved) {
             (Some(binding), _) => binding.clone(),
-            (None, Some((method, params))) => binding(method, &params.to_value()),
+            (None, Some((method, params))) => {
+                binding(method, &params.to_value(), self.caller.as_deref())
+            }
             (None, None) => return Ok(()),
         };
         let asked = match map.get("inputRequests") {
@@ -154,9 +163,9 @@ impl Round {
     }
 }
 
-/// What a state is bound to: the method, the tool or prompt name (or the resource URI), and a
-/// digest of the arguments.
-fn binding(method: &str, params: &Value) -> Binding {
+/// What a state is bound to: the method, the tool or prompt name (or the resource URI), a
+/// digest of the arguments, and a digest of who asked (on a protected endpoint).
+fn binding(method: &str, params: &Value, caller: Option<&str>) -> Binding {
     let target = match method {
         "resources/read" => params.get("uri"),
         _ => params.get("name"),
@@ -174,5 +183,6 @@ fn binding(method: &str, params: &Value) -> Binding {
         method: method.to_owned(),
         target,
         arguments,
+        caller: caller.map(|c| digest_json(&Value::from(c))),
     }
 }

@@ -17,6 +17,9 @@ pub(crate) struct Binding {
     pub(crate) target: String,
     #[serde(rename = "a")]
     pub(crate) arguments: String,
+    /// A digest of the principal's identity, on a protected endpoint.
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) caller: Option<String>,
 }
 
 /// An answer kept for later rounds, with the digest of the question it answers.
@@ -63,6 +66,9 @@ impl Envelope {
         }
         if self.binding.arguments != binding.arguments {
             return Err(OpenError::OtherRequest("arguments"));
+        }
+        if self.binding.caller != binding.caller {
+            return Err(OpenError::OtherRequest("caller"));
         }
         Ok(())
     }
