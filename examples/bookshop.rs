@@ -74,8 +74,9 @@ impl Bookshop {
             .collect()
     }
 
-    /// Add a book to the catalog.
-    #[tool]
+    /// Add a book to the catalog. Behind a resource server, the caller's token needs the
+    /// `books:write` scope (see `examples/auth_server.rs`); elsewhere nothing is checked.
+    #[tool(scopes = ["books:write"])]
     async fn add_book(
         &self,
         /// The title.

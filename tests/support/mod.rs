@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod jwt;
+pub mod raw_http;
 pub mod sse;
 
 use mcp::transport::RawConnection;

@@ -32,7 +32,10 @@ pub(super) fn quoted(text: &str) -> String {
 
 /// A NumericDate claim (`exp`, `nbf`, `iat`): `None` when absent; refused when present but not
 /// a finite number.
-pub(super) fn numeric_date(claims: &Map<String, Value>, name: &str) -> Result<Option<f64>, VerifyError> {
+pub(super) fn numeric_date(
+    claims: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<f64>, VerifyError> {
     match claims.get(name) {
         None => Ok(None),
         Some(Value::Number(n)) => n
@@ -55,7 +58,10 @@ pub(super) fn system_time(secs: f64) -> Option<SystemTime> {
 }
 
 /// A string claim: `None` when absent; refused when present but not a string.
-pub(super) fn string(claims: &Map<String, Value>, name: &str) -> Result<Option<String>, VerifyError> {
+pub(super) fn string(
+    claims: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<String>, VerifyError> {
     match claims.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -68,7 +74,8 @@ pub(super) fn string_or_list(
     claims: &Map<String, Value>,
     name: &str,
 ) -> Result<Option<Vec<String>>, VerifyError> {
-    let not_strings = || VerifyError::invalid(format!("`{name}` is not a string or an array of strings"));
+    let not_strings =
+        || VerifyError::invalid(format!("`{name}` is not a string or an array of strings"));
     match claims.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(vec![s.clone()])),

@@ -140,7 +140,11 @@ impl Jwk {
     /// key that pins its `alg` pins this one. This is what stops key confusion: an RSA key is
     /// never used for ES256, a P-256 key never for ES384, and no key ever for HMAC.
     pub(super) fn fits(&self, alg: JwsAlgorithm) -> bool {
-        if self.alg.as_deref().is_some_and(|pinned| pinned != alg.name()) {
+        if self
+            .alg
+            .as_deref()
+            .is_some_and(|pinned| pinned != alg.name())
+        {
             return false;
         }
         match (&self.material, alg) {
@@ -155,8 +159,12 @@ impl Jwk {
     fn describe(&self) -> String {
         let kind = match &self.material {
             Material::Rsa { .. } => "an RSA key",
-            Material::Ec { curve: Curve::P256, .. } => "an EC P-256 key",
-            Material::Ec { curve: Curve::P384, .. } => "an EC P-384 key",
+            Material::Ec {
+                curve: Curve::P256, ..
+            } => "an EC P-256 key",
+            Material::Ec {
+                curve: Curve::P384, ..
+            } => "an EC P-384 key",
         };
         match &self.alg {
             Some(alg) => format!("{kind} for {}", super::claims::quoted(alg)),
@@ -374,7 +382,7 @@ impl Jwks {
         }
         let seen = {
             let state = self.read();
-            if let Some((set, _)) = self.fresh(&state, Instant::now()) {
+            if let Some(set) = self.fresh(&state, Instant::now()) {
                 match set.select(kid, alg) {
                     Selection::Found(key) => return Ok(key),
                     Selection::Refused(why) => return Err(VerifyError::Invalid(why)),

@@ -4,12 +4,20 @@
 //! - Server side: a [`Principal`] (who is calling) produced by a [`TokenVerifier`] and read in
 //!   handlers with `ctx.principal()`; the resource server itself (Protected Resource Metadata,
 //!   `401`/`403` challenges, audience binding, scopes per tool) is configured on the HTTP
-//!   transport.
+//!   transport. Two verifiers come with the crate: [`JwtVerifier`] (JWT access tokens checked
+//!   against the issuer's key set; feature `jwt`) and [`Introspection`] (asking the
+//!   authorization server, RFC 7662).
 //! - Both sides: the discovery documents ([`ProtectedResourceMetadata`],
 //!   [`AuthorizationServerMetadata`]) and the `WWW-Authenticate` challenge
 //!   ([`BearerChallenge`]).
 
 mod challenge;
+mod claims;
+mod introspection;
+#[cfg(feature = "jwt")]
+mod jwks;
+#[cfg(feature = "jwt")]
+mod jwt;
 mod metadata;
 mod principal;
 mod provider;
@@ -17,9 +25,14 @@ mod resource_server;
 mod verifier;
 
 pub use challenge::BearerChallenge;
+pub use introspection::Introspection;
+#[cfg(feature = "jwt")]
+pub use jwt::{JwsAlgorithm, JwtVerifier};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use principal::Principal;
 pub use provider::{AuthFuture, AuthProvider, Refusal};
 pub(crate) use resource_server::Protection;
 pub use resource_server::{AuthLayer, RequireToken, ResourceServer, PROTECTED_RESOURCE_PATH};
 pub use verifier::{TokenVerifier, VerifyError, VerifyFuture};
+#[cfg(test)]
+mod test_server;

@@ -76,7 +76,10 @@ impl std::fmt::Debug for ResourceServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResourceServer")
             .field("resource", &self.inner.resource)
-            .field("authorization_servers", &self.inner.metadata.authorization_servers)
+            .field(
+                "authorization_servers",
+                &self.inner.metadata.authorization_servers,
+            )
             .field("required_scopes", &self.inner.required)
             .field("audiences", &self.inner.audiences)
             .finish_non_exhaustive()
@@ -92,9 +95,9 @@ impl ResourceServer {
     /// value clients send as the `resource` parameter and tokens carry as `aud`), whose tokens
     /// `verifier` checks. Fails on a URL without scheme and host, or with a fragment.
     pub fn new(resource: &str, verifier: impl TokenVerifier) -> Result<Self, McpError> {
-        let uri: Uri = resource
-            .parse()
-            .map_err(|e| McpError::invalid_params(format!("invalid resource URL `{resource}`: {e}")))?;
+        let uri: Uri = resource.parse().map_err(|e| {
+            McpError::invalid_params(format!("invalid resource URL `{resource}`: {e}"))
+        })?;
         if uri.scheme().is_none() || uri.host().is_none() || resource.contains('#') {
             return Err(McpError::invalid_params(format!(
                 "`{resource}` is not an absolute http(s) URL without a fragment"
@@ -263,7 +266,12 @@ impl Inner {
         BearerChallenge::default().resource_metadata(self.metadata_url.clone())
     }
 
-    fn refuse(&self, status: StatusCode, challenge: BearerChallenge, message: &str) -> Response<Body> {
+    fn refuse(
+        &self,
+        status: StatusCode,
+        challenge: BearerChallenge,
+        message: &str,
+    ) -> Response<Body> {
         let e = McpError::invalid_request(message.to_owned());
         let body = crate::jsonrpc::encode_error(None, &e.to_wire(false));
         let mut response = Response::new(Body::from(body));
@@ -283,9 +291,9 @@ impl Inner {
             challenge = challenge.scope(self.required.join(" "));
         }
         let message = if invalid {
-            challenge = challenge
-                .error("invalid_token")
-                .error_description("The access token is invalid, expired, or not for this resource");
+            challenge = challenge.error("invalid_token").error_description(
+                "The access token is invalid, expired, or not for this resource",
+            );
             "Unauthorized: the access token is invalid, expired, or not for this resource"
         } else {
             "Unauthorized: send an access token (Authorization: Bearer ...)"

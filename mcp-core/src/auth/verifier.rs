@@ -7,7 +7,8 @@ use std::pin::Pin;
 use super::Principal;
 
 /// A boxed future a [`TokenVerifier`] returns (so verifiers can be stored as trait objects).
-pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, VerifyError>> + Send + 'a>>;
+pub type VerifyFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Principal, VerifyError>> + Send + 'a>>;
 
 /// Checks a bearer token: signature or introspection, expiry, issuer, audience. The resource
 /// server calls it on every request that carries a token.
