@@ -38,9 +38,10 @@ impl Options {
                 .ok_or_else(|| McpError::invalid_params(format!("{flag} needs a value")))?;
             match flag.as_str() {
                 "--port" => {
-                    port = Some(value.parse().map_err(|e| {
-                        McpError::invalid_params(format!("--port {value}: {e}"))
-                    })?)
+                    port =
+                        Some(value.parse().map_err(|e| {
+                            McpError::invalid_params(format!("--port {value}: {e}"))
+                        })?)
                 }
                 "--issuer" => issuer = Some(value),
                 "--jwks-url" => jwks_url = Some(value),
@@ -95,9 +96,7 @@ async fn main() -> Result<()> {
         Ok(options) => options,
         Err(e) => {
             eprintln!("{}", e.message());
-            eprintln!(
-                "usage: auth_server --port N --issuer ISS --jwks-url URL [--audience AUD]"
-            );
+            eprintln!("usage: auth_server --port N --issuer ISS --jwks-url URL [--audience AUD]");
             std::process::exit(64);
         }
     };

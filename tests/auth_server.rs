@@ -36,6 +36,27 @@ async fn whoami(ctx: RequestContext) -> Value {
     })
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// Asks the caller's name, then two questions later answers.
+#[tool]
+async fn two_steps(ctx: RequestContext) -> mcp::Result<String> {
+    let first = ctx
+        .elicit::<Name>("first", "Name?")
+        .await?
+        .accepted()
+        .map_or("?".into(), |f| f.name);
+    let second = ctx
+        .elicit::<Name>("second", "Again?")
+        .await?
+        .accepted()
+        .map_or("?".into(), |f| f.name);
+    Ok(format!("{first} then {second}"))
+}
+
 /// A key set server: `/jwks` answers the keys (500 while `down`), counting fetches.
 struct JwksServer {
     port: u16,
@@ -114,7 +135,9 @@ async fn shop_with(jwks_url: String) -> Shop {
         audience: None,
     };
     let config = auth_server::protected(&options).unwrap();
-    let server = auth_server::bookshop::server().tool(WhoamiTool);
+    let server = auth_server::bookshop::server()
+        .tool(WhoamiTool)
+        .tool(TwoStepsTool);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
         let _ = serve_http_on(server, listener, config, async move {
@@ -137,7 +160,7 @@ fn claims(shop: &Shop, sub: &str, scope: &str) -> Value {
 
 fn meta() -> Value {
     json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-           "io.modelcontextprotocol/clientCapabilities": {}})
+           "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}})
 }
 
 /// A 2026 `tools/call` of `tool` with `arguments`, carrying `token` (if any).
@@ -154,7 +177,15 @@ async fn call(port: u16, token: Option<&str>, tool: &str, arguments: Value) -> R
     if let Some(auth) = &auth {
         headers.push(("Authorization", auth.as_str()));
     }
-    send_to(port, &format!("127.0.0.1:{port}"), "POST", "/mcp", &headers, &body).await
+    send_to(
+        port,
+        &format!("127.0.0.1:{port}"),
+        "POST",
+        "/mcp",
+        &headers,
+        &body,
+    )
+    .await
 }
 
 fn search() -> Value {
@@ -168,7 +199,11 @@ fn new_book(title: &str) -> Value {
 /// The text of a successful tool result.
 fn text(reply: &Reply) -> String {
     let message = reply.message();
-    assert!(message.get("result").is_some(), "not a result: {}", reply.body);
+    assert!(
+        message.get("result").is_some(),
+        "not a result: {}",
+        reply.body
+    );
     message["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
@@ -219,7 +254,15 @@ async fn protected_resource_metadata_is_served_at_both_well_known_paths() {
         assert_eq!(reply.header("content-type"), Some("application/json"));
         assert_eq!(reply.json(), expected, "{path}");
     }
-    let post = send_to(shop.port, &host, "POST", "/.well-known/oauth-protected-resource", &[], "{}").await;
+    let post = send_to(
+        shop.port,
+        &host,
+        "POST",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        "{}",
+    )
+    .await;
     assert_eq!(post.status, 405);
 }
 
@@ -231,17 +274,42 @@ async fn a_request_without_a_token_is_challenged() {
 
     let reply = call(shop.port, None, "search_books", search()).await;
     assert_eq!(reply.status, 401);
-    assert_eq!(reply.header("www-authenticate"), Some(challenge_401(&shop).as_str()));
+    assert_eq!(
+        reply.header("www-authenticate"),
+        Some(challenge_401(&shop).as_str())
+    );
 
     // Another scheme, or a token in the query string, is no bearer token.
     let host = format!("127.0.0.1:{}", shop.port);
-    let basic = send_to(shop.port, &host, "POST", "/mcp", &[("Authorization", "Basic dXNlcjpwYXNz")], "{}").await;
+    let basic = send_to(
+        shop.port,
+        &host,
+        "POST",
+        "/mcp",
+        &[("Authorization", "Basic dXNlcjpwYXNz")],
+        "{}",
+    )
+    .await;
     assert_eq!(basic.status, 401);
-    assert_eq!(basic.header("www-authenticate"), Some(challenge_401(&shop).as_str()));
+    assert_eq!(
+        basic.header("www-authenticate"),
+        Some(challenge_401(&shop).as_str())
+    );
     let token = keys.rs256(&claims(&shop, "alice", "books:read"));
-    let query = send_to(shop.port, &host, "POST", &format!("/mcp?access_token={token}"), &[], "{}").await;
+    let query = send_to(
+        shop.port,
+        &host,
+        "POST",
+        &format!("/mcp?access_token={token}"),
+        &[],
+        "{}",
+    )
+    .await;
     assert_eq!(query.status, 401);
-    assert_eq!(query.header("www-authenticate"), Some(challenge_401(&shop).as_str()));
+    assert_eq!(
+        query.header("www-authenticate"),
+        Some(challenge_401(&shop).as_str())
+    );
     // No key set was fetched for requests without a token.
     assert_eq!(jwks.fetches.load(Ordering::SeqCst), 0);
 }
@@ -306,9 +374,24 @@ async fn invalid_tokens_are_refused_with_invalid_token() {
         c
     };
 
-    assert_refused(&shop, &keys.rs256(&with("exp", json!(now() - 3600))), "expired").await;
-    assert_refused(&shop, &keys.rs256(&with("nbf", json!(now() + 3600))), "not yet valid").await;
-    assert_refused(&shop, &keys.rs256(&with("iss", json!("https://evil.test"))), "wrong issuer").await;
+    assert_refused(
+        &shop,
+        &keys.rs256(&with("exp", json!(now() - 3600))),
+        "expired",
+    )
+    .await;
+    assert_refused(
+        &shop,
+        &keys.rs256(&with("nbf", json!(now() + 3600))),
+        "not yet valid",
+    )
+    .await;
+    assert_refused(
+        &shop,
+        &keys.rs256(&with("iss", json!("https://evil.test"))),
+        "wrong issuer",
+    )
+    .await;
     assert_refused(
         &shop,
         &keys.rs256(&with("aud", json!("http://127.0.0.1:1/mcp"))),
@@ -324,16 +407,27 @@ async fn invalid_tokens_are_refused_with_invalid_token() {
     // Tampered: a valid token whose payload was swapped for one with more scopes.
     let valid = keys.rs256(&good);
     let parts: Vec<&str> = valid.split('.').collect();
-    let richer = mcp::base64::encode_url(with("scope", json!("books:read books:write")).to_string().as_bytes());
+    let richer = mcp::base64::encode_url(
+        with("scope", json!("books:read books:write"))
+            .to_string()
+            .as_bytes(),
+    );
     let tampered = format!("{}.{}.{}", parts[0], richer, parts[2]);
     assert_refused(&shop, &tampered, "tampered payload").await;
 
     // HS256 signed with the RSA public key as the secret (key confusion).
     let jwk = keys.rsa_jwk();
-    let header = mcp::base64::encode_url(json!({"alg": "HS256", "kid": "rsa-1"}).to_string().as_bytes());
+    let header = mcp::base64::encode_url(
+        json!({"alg": "HS256", "kid": "rsa-1"})
+            .to_string()
+            .as_bytes(),
+    );
     let payload = mcp::base64::encode_url(good.to_string().as_bytes());
     let input = format!("{header}.{payload}");
-    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, jwk["n"].as_str().unwrap().as_bytes());
+    let key = ring::hmac::Key::new(
+        ring::hmac::HMAC_SHA256,
+        jwk["n"].as_str().unwrap().as_bytes(),
+    );
     let tag = ring::hmac::sign(&key, input.as_bytes());
     let confused = format!("{input}.{}", mcp::base64::encode_url(tag.as_ref()));
     assert_refused(&shop, &confused, "HMAC with the public key").await;
@@ -343,7 +437,11 @@ async fn invalid_tokens_are_refused_with_invalid_token() {
     assert!((1..=2).contains(&fetches), "{fetches} key set fetches");
     let again = keys.sign(&json!({"alg": "RS256", "kid": "another-unknown"}), &good);
     assert_refused(&shop, &again, "second unknown kid").await;
-    assert_eq!(jwks.fetches.load(Ordering::SeqCst), fetches, "refetch not rate limited");
+    assert_eq!(
+        jwks.fetches.load(Ordering::SeqCst),
+        fetches,
+        "refetch not rate limited"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -368,7 +466,12 @@ async fn a_missing_scope_gets_403_with_the_scope_to_ask_for_on_both_eras() {
         &host,
         "POST",
         "/mcp",
-        &[("Authorization", &auth), ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "add_book")],
+        &[
+            ("Authorization", &auth),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "add_book"),
+        ],
         "not json at all",
     )
     .await;
@@ -384,7 +487,11 @@ async fn a_missing_scope_gets_403_with_the_scope_to_ask_for_on_both_eras() {
         &host,
         "POST",
         "/mcp",
-        &[("Authorization", &auth), ("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", "2025-11-25")],
+        &[
+            ("Authorization", &auth),
+            ("Mcp-Session-Id", &sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
         &add,
     )
     .await;
@@ -405,16 +512,31 @@ async fn open_session(shop: &Shop, token: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
     .to_string();
-    let reply = send_to(shop.port, &host, "POST", "/mcp", &[("Authorization", &auth)], &init).await;
+    let reply = send_to(
+        shop.port,
+        &host,
+        "POST",
+        "/mcp",
+        &[("Authorization", &auth)],
+        &init,
+    )
+    .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
-    let sid = reply.header("mcp-session-id").expect("a session id").to_owned();
+    let sid = reply
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
     let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
     let reply = send_to(
         shop.port,
         &host,
         "POST",
         "/mcp",
-        &[("Authorization", &auth), ("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", "2025-11-25")],
+        &[
+            ("Authorization", &auth),
+            ("Mcp-Session-Id", &sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
         &done,
     )
     .await;
@@ -441,12 +563,20 @@ async fn a_session_answers_only_the_principal_that_opened_it() {
             &host,
             method,
             "/mcp",
-            &[("Authorization", &auth), ("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", "2025-11-25"), ("Accept", "application/json, text/event-stream")],
+            &[
+                ("Authorization", &auth),
+                ("Mcp-Session-Id", &sid),
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Accept", "application/json, text/event-stream"),
+            ],
             body,
         )
         .await;
         assert_eq!(reply.status, 404, "{method} with another principal's token");
-        assert!(!reply.body.contains("tools"), "{method} served another principal");
+        assert!(
+            !reply.body.contains("tools"),
+            "{method} served another principal"
+        );
     }
     // Its owner still uses it (the hijack attempt did not end it).
     let auth = as_who(&alice);
@@ -455,12 +585,20 @@ async fn a_session_answers_only_the_principal_that_opened_it() {
         &host,
         "POST",
         "/mcp",
-        &[("Authorization", &auth), ("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", "2025-11-25")],
+        &[
+            ("Authorization", &auth),
+            ("Mcp-Session-Id", &sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
         &list,
     )
     .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
-    assert!(reply.message()["result"]["tools"].is_array(), "{}", reply.body);
+    assert!(
+        reply.message()["result"]["tools"].is_array(),
+        "{}",
+        reply.body
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -499,7 +637,9 @@ async fn an_unreachable_key_set_gives_503_never_an_accepted_token() {
 
 /// An introspection endpoint: `active-*` tokens are active for `resource`, others are not;
 /// callers must authenticate as `rs:secret`. `/down` fails.
-async fn introspection_server(resource: String) -> (u16, Arc<AtomicUsize>, tokio::sync::oneshot::Sender<()>) {
+async fn introspection_server(
+    resource: String,
+) -> (u16, Arc<AtomicUsize>, tokio::sync::oneshot::Sender<()>) {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
     let app = Router::new()
@@ -529,7 +669,9 @@ async fn introspection_server(resource: String) -> (u16, Arc<AtomicUsize>, tokio
     (port, calls, stop)
 }
 
-async fn introspected_shop(path: &str) -> (Shop, Arc<AtomicUsize>, tokio::sync::oneshot::Sender<()>) {
+async fn introspected_shop(
+    path: &str,
+) -> (Shop, Arc<AtomicUsize>, tokio::sync::oneshot::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
@@ -543,9 +685,14 @@ async fn introspected_shop(path: &str) -> (Shop, Arc<AtomicUsize>, tokio::sync::
     let server = auth_server::bookshop::server().tool(WhoamiTool);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        let _ = serve_http_on(server, listener, HttpConfig::default().auth(auth), async move {
-            let _ = stopped.await;
-        })
+        let _ = serve_http_on(
+            server,
+            listener,
+            HttpConfig::default().auth(auth),
+            async move {
+                let _ = stopped.await;
+            },
+        )
         .await;
     });
     (Shop { port, _stop: stop }, calls, stop_ip)
@@ -568,7 +715,13 @@ async fn introspection_accepts_active_tokens_and_refuses_inactive_ones() {
 
     assert_refused(&shop, "revoked-token", "inactive").await;
     // The scope check applies to introspected tokens too.
-    let reply = call(shop.port, Some("active-token-1"), "add_book", new_book("Nope")).await;
+    let reply = call(
+        shop.port,
+        Some("active-token-1"),
+        "add_book",
+        new_book("Nope"),
+    )
+    .await;
     assert_eq!(reply.status, 403);
 }
 
@@ -587,14 +740,22 @@ async fn the_layer_protects_a_router_of_ones_own() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let resource = format!("http://127.0.0.1:{port}/api");
-    let verifier = mcp::auth::JwtVerifier::new(ISSUER, &format!("http://127.0.0.1:{}/jwks", jwks.port), resource.clone()).unwrap();
+    let verifier = mcp::auth::JwtVerifier::new(
+        ISSUER,
+        &format!("http://127.0.0.1:{}/jwks", jwks.port),
+        resource.clone(),
+    )
+    .unwrap();
     let auth = ResourceServer::new(&resource, verifier)
         .unwrap()
         .authorization_server(ISSUER)
         .required_scopes(["api"]);
     let app = Router::new()
         .route("/api", get(|| async { "inside" }))
-        .route("/.well-known/oauth-protected-resource/api", get(|| async { "unreachable" }))
+        .route(
+            "/.well-known/oauth-protected-resource/api",
+            get(|| async { "unreachable" }),
+        )
         .layer(auth.layer());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
@@ -613,24 +774,105 @@ async fn the_layer_protects_a_router_of_ones_own() {
         reply.header("www-authenticate"),
         Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"api\"").as_str())
     );
-    let prm = send_to(port, &host, "GET", "/.well-known/oauth-protected-resource/api", &[], "").await;
+    let prm = send_to(
+        port,
+        &host,
+        "GET",
+        "/.well-known/oauth-protected-resource/api",
+        &[],
+        "",
+    )
+    .await;
     assert_eq!(prm.status, 200);
     assert_eq!(prm.json()["resource"], resource.as_str());
 
-    let good = json!({"iss": ISSUER, "sub": "dave", "aud": resource, "exp": now() + 60, "scope": "api"});
+    let good =
+        json!({"iss": ISSUER, "sub": "dave", "aud": resource, "exp": now() + 60, "scope": "api"});
     let auth_header = format!("Bearer {}", keys.rs256(&good));
-    let reply = send_to(port, &host, "GET", "/api", &[("Authorization", &auth_header)], "").await;
+    let reply = send_to(
+        port,
+        &host,
+        "GET",
+        "/api",
+        &[("Authorization", &auth_header)],
+        "",
+    )
+    .await;
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body, "inside");
 
     let mut narrow = good.clone();
     narrow["scope"] = json!("other");
     let auth_header = format!("Bearer {}", keys.rs256(&narrow));
-    let reply = send_to(port, &host, "GET", "/api", &[("Authorization", &auth_header)], "").await;
+    let reply = send_to(
+        port,
+        &host,
+        "GET",
+        "/api",
+        &[("Authorization", &auth_header)],
+        "",
+    )
+    .await;
     assert_eq!(reply.status, 403);
     assert_eq!(
         reply.header("www-authenticate"),
         Some(format!("Bearer resource_metadata=\"{metadata}\", error=\"insufficient_scope\", scope=\"api\", error_description=\"This request needs the scopes: api\"").as_str())
     );
     let _ = stop.send(());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sealed_request_state_works_only_for_the_principal_it_was_issued_to() {
+    let keys = Keys::new();
+    let jwks = jwks_server(&keys).await;
+    let shop = shop(&jwks).await;
+    let alice = keys.rs256(&claims(&shop, "alice", "books:read"));
+    let mallory = keys.rs256(&claims(&shop, "mallory", "books:read"));
+
+    let first = call(shop.port, Some(&alice), "two_steps", json!({})).await;
+    let result = &first.message()["result"];
+    assert_eq!(result["resultType"], "input_required", "{}", first.body);
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let retry = |token: String| {
+        let state = state.clone();
+        let port = shop.port;
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "two_steps", "arguments": {}, "_meta": meta(), "requestState": state,
+                "inputResponses": {"first": {"action": "accept", "content": {"name": "Ann"}}}}})
+            .to_string();
+            let auth = format!("Bearer {token}");
+            let headers = [
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "two_steps"),
+                ("Authorization", auth.as_str()),
+            ];
+            send_to(
+                port,
+                &format!("127.0.0.1:{port}"),
+                "POST",
+                "/mcp",
+                &headers,
+                &body,
+            )
+            .await
+        }
+    };
+    // Another principal replaying alice's state is refused as an invalid state.
+    let stolen = retry(mallory).await;
+    assert_eq!(stolen.message()["error"]["code"], -32602, "{}", stolen.body);
+    assert_eq!(
+        stolen.message()["error"]["message"],
+        "Invalid or expired requestState"
+    );
+    // Alice's own retry goes on to the next question.
+    let own = retry(alice).await;
+    let result = &own.message()["result"];
+    assert_eq!(result["resultType"], "input_required", "{}", own.body);
+    assert!(
+        result["inputRequests"]["second"].is_object(),
+        "{}",
+        own.body
+    );
 }

@@ -33,9 +33,8 @@ impl Keys {
     pub fn new() -> Self {
         let rng = SystemRandom::new();
         let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
-        let ec =
-            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng)
-                .unwrap();
+        let ec = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng)
+            .unwrap();
         Self {
             rsa: RsaKeyPair::from_pkcs8(RSA_KEY).unwrap(),
             ec,
@@ -64,12 +63,18 @@ impl Keys {
 
     /// `claims` signed with RS256 under `kid` `rsa-1`.
     pub fn rs256(&self, claims: &Value) -> String {
-        self.sign(&json!({"alg": "RS256", "typ": "JWT", "kid": "rsa-1"}), claims)
+        self.sign(
+            &json!({"alg": "RS256", "typ": "JWT", "kid": "rsa-1"}),
+            claims,
+        )
     }
 
     /// `claims` signed with ES256 under `kid` `ec-1`.
     pub fn es256(&self, claims: &Value) -> String {
-        self.sign(&json!({"alg": "ES256", "typ": "JWT", "kid": "ec-1"}), claims)
+        self.sign(
+            &json!({"alg": "ES256", "typ": "JWT", "kid": "ec-1"}),
+            claims,
+        )
     }
 
     /// `claims` under `header`, signed with the key its `alg` names (RS256 or ES256); any other

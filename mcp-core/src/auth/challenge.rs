@@ -115,9 +115,7 @@ fn bearer_params(header: &str) -> Option<Vec<(String, String)>> {
     let mut rest = header;
     loop {
         let trimmed = rest.trim_start_matches([' ', ',']);
-        let scheme_end = trimmed
-            .find(|c: char| c == ' ' || c == ',')
-            .unwrap_or(trimmed.len());
+        let scheme_end = trimmed.find([' ', ',']).unwrap_or(trimmed.len());
         let scheme = &trimmed[..scheme_end];
         if scheme.is_empty() {
             return None;

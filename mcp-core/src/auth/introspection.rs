@@ -120,7 +120,7 @@ impl AnswerCache {
 /// use std::time::Duration;
 /// use mcp_core::auth::{Introspection, TokenVerifier};
 ///
-/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(token: &str) -> Result<(), mcp_core::McpError> {
 /// let verifier = Introspection::new(
 ///     "https://auth.example.com/oauth2/introspect",
 ///     "https://mcp.example.com/mcp",
@@ -129,8 +129,9 @@ impl AnswerCache {
 /// .issuer("https://auth.example.com")
 /// .cache_for(Duration::from_secs(10));
 ///
-/// let who = verifier.verify("2YotnFZFEjr1zCsicMWpAA").await?;
-/// assert!(who.has_scope("books:read"));
+/// if let Ok(who) = verifier.verify(token).await {
+///     println!("{:?} may read: {}", who.subject(), who.has_scope("books:read"));
+/// }
 /// # Ok(())
 /// # }
 /// ```

@@ -115,9 +115,9 @@ impl fmt::Display for JwsAlgorithm {
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use mcp_core::auth::{JwsAlgorithm, JwtVerifier, TokenVerifier};
+/// use mcp_core::auth::{JwsAlgorithm, JwtVerifier, TokenVerifier, VerifyError};
 ///
-/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(token: &str) -> Result<(), mcp_core::McpError> {
 /// let verifier = JwtVerifier::new(
 ///     "https://auth.example.com/",
 ///     "https://auth.example.com/.well-known/jwks.json",
@@ -126,8 +126,11 @@ impl fmt::Display for JwsAlgorithm {
 /// .leeway(Duration::from_secs(30))
 /// .algorithms([JwsAlgorithm::RS256, JwsAlgorithm::PS256]);
 ///
-/// let who = verifier.verify("eyJhbGciOi...").await?;
-/// println!("{:?} with scopes {:?}", who.subject(), who.granted_scopes());
+/// match verifier.verify(token).await {
+///     Ok(who) => println!("{:?} with scopes {:?}", who.subject(), who.granted_scopes()),
+///     Err(VerifyError::Invalid(why)) => println!("401: {why}"),
+///     Err(VerifyError::Unavailable(why)) => println!("503: {why}"),
+/// }
 /// # Ok(())
 /// # }
 /// ```
