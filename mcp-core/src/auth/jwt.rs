@@ -95,7 +95,8 @@ impl fmt::Display for JwsAlgorithm {
 ///   RS256 and ES256; `none` and `HS*` never are) and lists no `crit` extension;
 /// - its key is found in the issuer's key set: by `kid`, or, without a `kid`, the only key
 ///   that fits the algorithm. The key's type, curve and pinned `alg` must match the token's
-///   algorithm (an EC key never verifies RS256, an RSA key never HS256);
+///   algorithm (an EC key never verifies RS256, an RSA key never HS256). Keys a token carries
+///   or points at (`jwk`, `jku`, `x5u`, `x5c` headers) are ignored;
 /// - the signature verifies;
 /// - `exp` is present and not past, `nbf` and `iat` (when present) are not in the future,
 ///   each with the clock leeway (60 s by default);
@@ -109,7 +110,8 @@ impl fmt::Display for JwsAlgorithm {
 /// naming a `kid` not in the cache fetches the set again (keys rotate), but at most once per
 /// 30 s however many such tokens arrive; concurrent callers share one fetch. When a fetch
 /// fails, the keys fetched before keep serving; with none, verification answers
-/// [`VerifyError::Unavailable`] (the client gets 503, not 401).
+/// [`VerifyError::Unavailable`] (the client gets 503, not 401). Failed fetches are logged at
+/// WARN; after one, the next is not tried for 5 s (or the refetch interval, if shorter).
 ///
 /// Fetching an `https://` key set needs this crate's `https` feature.
 ///
@@ -805,7 +807,7 @@ mod tests {
         let server = TestServer::start(200, &k.jwks).await;
         let v = JwtVerifier::new(ISSUER, &server.url, AUDIENCE)
             .unwrap()
-            .refetch_interval(Duration::from_millis(400));
+            .refetch_interval(Duration::from_secs(1));
         let new_key = Signer::p256();
         let rotated = token(&new_key, header("ES256", "ec2"), claims_with(json!({})));
         // First use fetches; the kid is unknown and the set was read just now: refused.
@@ -818,7 +820,7 @@ mod tests {
             refused(v.verify(&rotated).await, "no key of the issuer");
         }
         assert_eq!(server.hits(), 1);
-        tokio::time::sleep(Duration::from_millis(450)).await;
+        tokio::time::sleep(Duration::from_millis(1100)).await;
         v.verify(&rotated).await.unwrap();
         assert_eq!(server.hits(), 2);
         // Known keys never fetch.

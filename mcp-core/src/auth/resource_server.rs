@@ -203,9 +203,9 @@ impl ResourceServer {
     /// scopes of each tool, prompt and resource.
     ///
     /// ```no_run
-    /// # fn run(auth: mcp_core::auth::ResourceServer, mcp: axum::Router) {
     /// # use mcp_core::transport::axum;
-    /// let app = axum::Router::new()
+    /// # fn run(auth: mcp_core::auth::ResourceServer, mcp: axum::Router) {
+    /// let app: axum::Router = axum::Router::new()
     ///     .nest_service("/mcp", mcp)
     ///     .layer(auth.layer());
     /// # }

@@ -54,6 +54,9 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 }
 
+/// The variables a resource template bound, by name.
+type TemplateVars = std::collections::BTreeMap<String, String>;
+
 pub(crate) struct Registry<S> {
     tools: RwLock<ToolSet<S>>,
     pub(crate) resources: RwLock<Vec<Arc<ResourceDef<S>>>>,
@@ -144,7 +147,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn find_resource(
         &self,
         uri: &str,
-    ) -> Option<(Arc<ResourceDef<S>>, std::collections::BTreeMap<String, String>)> {
+    ) -> Option<(Arc<ResourceDef<S>>, TemplateVars)> {
         let resources = snapshot(&self.resources);
         resources
             .iter()
