@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
 use serde_json::Value;
 
-use super::jwt::JwsAlgorithm;
+use super::algorithm::JwsAlgorithm;
 use super::VerifyError;
 use crate::base64;
 use crate::error::McpError;

@@ -11,6 +11,8 @@
 //!   [`AuthorizationServerMetadata`]) and the `WWW-Authenticate` challenge
 //!   ([`BearerChallenge`]).
 
+#[cfg(feature = "jwt")]
+mod algorithm;
 mod challenge;
 mod claims;
 mod introspection;
@@ -24,10 +26,12 @@ mod provider;
 mod resource_server;
 mod verifier;
 
+#[cfg(feature = "jwt")]
+pub use algorithm::JwsAlgorithm;
 pub use challenge::BearerChallenge;
 pub use introspection::Introspection;
 #[cfg(feature = "jwt")]
-pub use jwt::{JwsAlgorithm, JwtVerifier};
+pub use jwt::JwtVerifier;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use principal::Principal;
 pub use provider::{AuthFuture, AuthProvider, Refusal};
