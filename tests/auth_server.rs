@@ -135,9 +135,20 @@ async fn shop_with(jwks_url: String) -> Shop {
         audience: None,
     };
     let config = auth_server::protected(&options).unwrap();
-    let server = auth_server::bookshop::server()
+    let mut server = auth_server::bookshop::server()
         .tool(WhoamiTool)
         .tool(TwoStepsTool);
+    // A middleware sees the principal too.
+    server
+        .lowlevel()
+        .middleware(|msg: Incoming, next: Next| async move {
+            if msg.principal().and_then(|p| p.subject()) == Some("banned") {
+                return Err(McpError::invalid_request(
+                    "Banned: this account may not call the shop",
+                ));
+            }
+            next.run(msg).await
+        });
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
         let _ = serve_http_on(server, listener, config, async move {
@@ -875,4 +886,21 @@ async fn a_sealed_request_state_works_only_for_the_principal_it_was_issued_to() 
         "{}",
         own.body
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_middleware_sees_the_principal() {
+    let keys = Keys::new();
+    let jwks = jwks_server(&keys).await;
+    let shop = shop(&jwks).await;
+    let banned = keys.rs256(&claims(&shop, "banned", "books:read"));
+    let reply = call(shop.port, Some(&banned), "search_books", search()).await;
+    assert_eq!(reply.message()["error"]["code"], -32600, "{}", reply.body);
+    assert_eq!(
+        reply.message()["error"]["message"],
+        "Banned: this account may not call the shop"
+    );
+    let fine = keys.rs256(&claims(&shop, "erin", "books:read"));
+    let reply = call(shop.port, Some(&fine), "search_books", search()).await;
+    assert!(text(&reply).contains("Dune"));
 }
