@@ -186,6 +186,20 @@ impl Fetch {
         self.send(request).await
     }
 
+    /// `GET url` as a browser would (accepting HTML). Redirects are not followed: a `3xx` comes
+    /// back as it is, with its `Location` header (the OAuth client's headless login reads the
+    /// authorization response there).
+    pub(crate) async fn get_page(&self, url: &str) -> Result<Fetched, McpError> {
+        let uri = parse_url(url)?;
+        let request = Request::builder()
+            .method(Method::GET)
+            .uri(uri)
+            .header(ACCEPT, "text/html, */*")
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| McpError::internal(format!("GET {url}: {e}")))?;
+        self.send(request).await
+    }
+
     /// `POST url` with a form body (`application/x-www-form-urlencoded`) and, when given, an
     /// `Authorization` header value.
     pub(crate) async fn post_form(

@@ -11,7 +11,7 @@ use crate::error::McpError;
 pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, McpError>> + Send + 'a>>;
 
 /// A 401 or 403 from the MCP endpoint, as the transport hands it to its [`AuthProvider`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Refusal {
     /// 401 (no or bad credentials) or 403 (not enough scope).
     pub status: u16,
@@ -19,6 +19,21 @@ pub struct Refusal {
     pub challenge: Option<BearerChallenge>,
     /// The MCP endpoint that refused.
     pub endpoint: String,
+    /// The `Authorization` value the refused request carried (`None`: it carried none). A
+    /// provider compares it with its current credentials: if they changed meanwhile (another
+    /// request already renewed them), resending is enough. Never shown by `Debug`.
+    pub sent: Option<String>,
+}
+
+impl std::fmt::Debug for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Refusal")
+            .field("status", &self.status)
+            .field("challenge", &self.challenge)
+            .field("endpoint", &self.endpoint)
+            .field("sent", &self.sent.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
 }
 
 /// Credentials for the client's HTTP transport: the `Authorization` header of every request,

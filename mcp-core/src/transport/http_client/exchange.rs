@@ -137,7 +137,8 @@ impl Conn {
             *request.method_mut() = parts.method.clone();
             *request.uri_mut() = parts.uri.clone();
             *request.headers_mut() = parts.headers.clone();
-            if let Some(value) = auth.authorization(&endpoint).await? {
+            let sent = auth.authorization(&endpoint).await?;
+            if let Some(value) = sent.clone() {
                 let value = HeaderValue::try_from(value).map_err(|_| {
                     McpError::internal("the auth provider gave an Authorization value HTTP does not allow")
                 })?;
@@ -158,6 +159,7 @@ impl Conn {
                     .and_then(|v| v.to_str().ok())
                     .and_then(BearerChallenge::parse),
                 endpoint: endpoint.clone(),
+                sent,
             };
             if !auth.refused(&refusal).await? {
                 return Ok(response);
