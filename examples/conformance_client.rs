@@ -3,11 +3,17 @@
 //! `MCP_CONFORMANCE_SCENARIO` and its data (JSON) in `MCP_CONFORMANCE_CONTEXT`. The era is
 //! negotiated (`server/discover`, then `initialize`), as a host would.
 //!
-//! Run: `EXCEPT='^auth/' ../shared/conformance/run-client-suite.sh
-//! target/debug/examples/conformance_client 2026-07-28`
+//! The `auth/*` scenarios connect through [`OAuth`] with a headless login (the suite's
+//! authorization servers redirect at once), the suite's Client ID Metadata Document URL, and
+//! the pre-registered credentials of `MCP_CONFORMANCE_CONTEXT` when it has some; then they list
+//! the tools and call `test-tool`.
+//!
+//! Run: `../shared/conformance/run-client-suite.sh target/debug/examples/conformance_client
+//! 2026-07-28` (`ONLY='^auth/'` or `EXCEPT='^auth/'` to split the suite)
 
 use std::process::ExitCode;
 
+use mcp::client::oauth::{ClientCredentials, HeadlessLogin, OAuth};
 use mcp::client::{Client, ClientBuilder};
 use mcp::transport::HttpClientTransport;
 use mcp::types::{ElicitResult, Tool};
@@ -121,7 +127,51 @@ async fn exercise_everything(client: &Client) -> Result<(), McpError> {
     Ok(())
 }
 
+/// The redirect URI the auth scenarios' authorization servers redirect to (nothing listens:
+/// the headless login reads the redirect's `Location`).
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+/// The Client ID Metadata Document URL the `auth/basic-cimd` scenario expects as `client_id`.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth provider of the `auth/*` scenarios: headless login, the suite's CIMD URL, and the
+/// pre-registered credentials of the scenario's context when it has some.
+fn oauth(context: &Value) -> Result<OAuth, McpError> {
+    let mut oauth = OAuth::builder()
+        .login(HeadlessLogin::new(REDIRECT_URI))
+        .client_name("mcp conformance client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    if let Some(id) = context.get("client_id").and_then(Value::as_str) {
+        let credentials = match context.get("client_secret").and_then(Value::as_str) {
+            Some(secret) => ClientCredentials::confidential(id, secret),
+            None => ClientCredentials::public(id),
+        };
+        oauth = match context.get("issuer").and_then(Value::as_str) {
+            Some(issuer) => oauth.client_for(issuer, credentials),
+            None => oauth.client(credentials),
+        };
+    }
+    oauth.build()
+}
+
+/// An `auth/*` scenario: connect through OAuth, list the tools, call one (step-up scenarios
+/// need the call; the migration scenario needs two authenticated requests).
+async fn run_auth(url: &str, context: &Value) -> Result<(), McpError> {
+    let http = HttpClientTransport::new(url)?.auth(oauth(context)?);
+    let client = builder().connect(http).await?;
+    let outcome = async {
+        client.list_tools().await?;
+        client.call_tool("test-tool", json!({})).await?;
+        Ok(())
+    }
+    .await;
+    client.close().await;
+    outcome
+}
+
 async fn run(scenario: &str, url: &str, context: &Value) -> Result<(), McpError> {
+    if scenario.starts_with("auth/") {
+        return run_auth(url, context).await;
+    }
     let client = builder().connect(HttpClientTransport::new(url)?).await?;
     let outcome = scenario_steps(&client, scenario, context).await;
     client.close().await;

@@ -20,6 +20,8 @@ mod connection;
 mod input;
 mod negotiate;
 mod notify;
+#[cfg(feature = "http")]
+pub mod oauth;
 mod options;
 mod param_headers;
 mod reader;

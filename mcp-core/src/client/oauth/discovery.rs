@@ -117,7 +117,11 @@ impl<'a> UrlParts<'a> {
     /// Splits `scheme://authority/path?query#fragment`; `None` without a scheme or host.
     pub(crate) fn parse(url: &'a str) -> Option<Self> {
         let (scheme, rest) = url.split_once("://")?;
-        if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+        if scheme.is_empty()
+            || !scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        {
             return None;
         }
         let (before_fragment, fragment) = match rest.split_once('#') {
@@ -338,7 +342,9 @@ async fn fetch_as_metadata(
         };
         if fetched.status.is_success() {
             tracing::debug!(%url, "authorization server metadata found");
-            return fetched.json("authorization server metadata", &url).map(Some);
+            return fetched
+                .json("authorization server metadata", &url)
+                .map(Some);
         }
         tracing::debug!(%url, status = %fetched.status, "no authorization server metadata here");
     }
@@ -384,7 +390,10 @@ mod tests {
                 "http://a:2/.well-known/openid-configuration"
             ]
         );
-        assert_eq!(as_metadata_candidates("http://a:2/"), as_metadata_candidates("http://a:2"));
+        assert_eq!(
+            as_metadata_candidates("http://a:2/"),
+            as_metadata_candidates("http://a:2")
+        );
         assert_eq!(
             as_metadata_candidates("http://a:2/tenant1"),
             [
@@ -429,7 +438,10 @@ mod tests {
         assert_eq!(server.token_endpoint, "http://a/token");
         assert!(!server.iss_advertised());
         // The issuer must be exactly the one discovery started from.
-        assert!(AuthServer::from_metadata("http://a", metadata("https://attacker.example.com")).is_err());
+        assert!(
+            AuthServer::from_metadata("http://a", metadata("https://attacker.example.com"))
+                .is_err()
+        );
         assert!(AuthServer::from_metadata("http://a", metadata("http://a/")).is_err());
         let mut plain = metadata("http://a");
         plain.code_challenge_methods_supported = Some(vec!["plain".into()]);

@@ -212,10 +212,7 @@ impl BrowserLogin {
     }
 
     /// The bound listener's port, binding it first if needed.
-    async fn bound_port(
-        &self,
-        slot: &mut Option<TcpListener>,
-    ) -> Result<u16, McpError> {
+    async fn bound_port(&self, slot: &mut Option<TcpListener>) -> Result<u16, McpError> {
         if slot.is_none() {
             let listener = TcpListener::bind(("127.0.0.1", self.port))
                 .await
@@ -305,9 +302,10 @@ impl Login for BrowserLogin {
             }
             let wait = async {
                 loop {
-                    let (mut stream, _) = listener.accept().await.map_err(|e| {
-                        McpError::internal(format!("login redirect listener: {e}"))
-                    })?;
+                    let (mut stream, _) = listener
+                        .accept()
+                        .await
+                        .map_err(|e| McpError::internal(format!("login redirect listener: {e}")))?;
                     let mut head = Vec::with_capacity(1024);
                     let mut buf = [0u8; 1024];
                     // Read the request head (at most 16 KiB; the body, if any, is ignored).
@@ -365,7 +363,10 @@ mod tests {
             AuthorizationResponse::from_redirect("/cb"),
             AuthorizationResponse::default()
         );
-        assert_eq!(request_target("GET /callback?a=b HTTP/1.1\r\n"), Some("/callback?a=b"));
+        assert_eq!(
+            request_target("GET /callback?a=b HTTP/1.1\r\n"),
+            Some("/callback?a=b")
+        );
         assert_eq!(request_target("POST /callback HTTP/1.1\r\n"), None);
     }
 

@@ -69,7 +69,9 @@ pub(crate) async fn client_for(
         )));
     };
     let client = register(fetch, endpoint, identity, server, redirect_uri).await?;
-    store.set_client(&server.issuer, Some(client.clone())).await?;
+    store
+        .set_client(&server.issuer, Some(client.clone()))
+        .await?;
     Ok(client)
 }
 
@@ -141,7 +143,10 @@ mod tests {
                 (Some("http://a".into()), ClientCredentials::public("for-a")),
             ],
         };
-        assert_eq!(identity.preregistered("http://a").unwrap().client_id, "for-a");
+        assert_eq!(
+            identity.preregistered("http://a").unwrap().client_id,
+            "for-a"
+        );
         assert_eq!(identity.preregistered("http://b").unwrap().client_id, "any");
         let body = registration_body(&identity, "http://localhost:3000/callback", "none");
         assert_eq!(body["application_type"], "native");

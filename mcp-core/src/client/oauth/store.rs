@@ -57,7 +57,10 @@ impl std::fmt::Debug for ClientCredentials {
                 "client_secret",
                 &self.client_secret.as_ref().map(|_| "<redacted>"),
             )
-            .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)
+            .field(
+                "token_endpoint_auth_method",
+                &self.token_endpoint_auth_method,
+            )
             .finish()
     }
 }
@@ -222,13 +225,34 @@ mod tests {
             .set_tokens("http://as1", "http://r/mcp", Some(tokens.clone()))
             .await
             .unwrap();
-        assert_eq!(store.tokens("http://as1", "http://r/mcp").await.unwrap(), Some(tokens.clone()));
-        assert_eq!(store.tokens("http://as2", "http://r/mcp").await.unwrap(), None);
-        assert_eq!(store.tokens("http://as1", "http://r/other").await.unwrap(), None);
-        store.set_tokens("http://as1", "http://r/mcp", None).await.unwrap();
-        assert_eq!(store.tokens("http://as1", "http://r/mcp").await.unwrap(), None);
+        assert_eq!(
+            store.tokens("http://as1", "http://r/mcp").await.unwrap(),
+            Some(tokens.clone())
+        );
+        assert_eq!(
+            store.tokens("http://as2", "http://r/mcp").await.unwrap(),
+            None
+        );
+        assert_eq!(
+            store.tokens("http://as1", "http://r/other").await.unwrap(),
+            None
+        );
+        store
+            .set_tokens("http://as1", "http://r/mcp", None)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.tokens("http://as1", "http://r/mcp").await.unwrap(),
+            None
+        );
 
-        let debug = format!("{tokens:?} {:?}", ClientCredentials::confidential("id", "hush"));
-        assert!(!debug.contains("secret-") && !debug.contains("hush"), "{debug}");
+        let debug = format!(
+            "{tokens:?} {:?}",
+            ClientCredentials::confidential("id", "hush")
+        );
+        assert!(
+            !debug.contains("secret-") && !debug.contains("hush"),
+            "{debug}"
+        );
     }
 }

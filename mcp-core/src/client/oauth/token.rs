@@ -271,20 +271,39 @@ mod tests {
     fn methods() {
         let confidential = ClientCredentials::confidential("id", "secret");
         let public = ClientCredentials::public("id");
-        assert_eq!(auth_method(&confidential, &server(Some(&["client_secret_basic"]))), AuthMethod::Basic);
-        assert_eq!(auth_method(&confidential, &server(Some(&["client_secret_post"]))), AuthMethod::Post);
+        assert_eq!(
+            auth_method(&confidential, &server(Some(&["client_secret_basic"]))),
+            AuthMethod::Basic
+        );
+        assert_eq!(
+            auth_method(&confidential, &server(Some(&["client_secret_post"]))),
+            AuthMethod::Post
+        );
         assert_eq!(auth_method(&confidential, &server(None)), AuthMethod::Basic);
-        assert_eq!(auth_method(&public, &server(Some(&["client_secret_basic"]))), AuthMethod::None);
+        assert_eq!(
+            auth_method(&public, &server(Some(&["client_secret_basic"]))),
+            AuthMethod::None
+        );
         let registered = confidential.clone().auth_method("client_secret_post");
-        assert_eq!(auth_method(&registered, &server(Some(&["client_secret_basic"]))), AuthMethod::Post);
+        assert_eq!(
+            auth_method(&registered, &server(Some(&["client_secret_basic"]))),
+            AuthMethod::Post
+        );
         let none = confidential.auth_method("none");
         assert_eq!(auth_method(&none, &server(None)), AuthMethod::None);
 
         assert_eq!(registration_method(&server(Some(&["none"]))), "none");
-        assert_eq!(registration_method(&server(Some(&["client_secret_post"]))), "client_secret_post");
+        assert_eq!(
+            registration_method(&server(Some(&["client_secret_post"]))),
+            "client_secret_post"
+        );
         assert_eq!(registration_method(&server(None)), "client_secret_basic");
         assert_eq!(
-            registration_method(&server(Some(&["client_secret_post", "client_secret_basic", "none"]))),
+            registration_method(&server(Some(&[
+                "client_secret_post",
+                "client_secret_basic",
+                "none"
+            ]))),
             "none"
         );
     }
@@ -293,7 +312,10 @@ mod tests {
     fn basic_header_encodes_the_pair() {
         assert_eq!(
             basic_header("pre-registered-client", "pre-registered-secret"),
-            format!("Basic {}", crate::base64::encode(b"pre-registered-client:pre-registered-secret"))
+            format!(
+                "Basic {}",
+                crate::base64::encode(b"pre-registered-client:pre-registered-secret")
+            )
         );
         assert_eq!(
             basic_header("a:b", "c d"),
