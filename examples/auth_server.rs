@@ -1,6 +1,6 @@
 //! The bookshop behind OAuth 2.1: every request needs a JWT bearer token issued by `--issuer`
-//! (verified against its JWKS) for this server (`aud`), and `add_book` needs the scope
-//! `books:write`. The Protected Resource Metadata tells clients where to get tokens.
+//! (verified against its JWKS) for this server (`aud`) with the scope `books:read`, and
+//! `add_book` needs `books:write` too. The Protected Resource Metadata tells clients where to get tokens.
 //!
 //! Run:
 //! `cargo run --example auth_server --features jwt -- --port 8080 --issuer https://auth.example.com/realms/shop --jwks-url https://auth.example.com/realms/shop/protocol/openid-connect/certs`
@@ -72,6 +72,7 @@ pub fn protected(options: &Options) -> Result<HttpConfig> {
     let mut auth = ResourceServer::new(&resource, verifier)?
         .authorization_server(options.issuer.clone())
         .scopes_supported(["books:read", "books:write"])
+        .required_scopes(["books:read"])
         .resource_name("Bookshop");
     if audience != resource {
         auth = auth.accept_audience(audience);

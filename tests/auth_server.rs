@@ -222,12 +222,15 @@ fn text(reply: &Reply) -> String {
 }
 
 fn challenge_401(shop: &Shop) -> String {
-    format!("Bearer resource_metadata=\"{}\"", shop.metadata_url())
+    format!(
+        "Bearer resource_metadata=\"{}\", scope=\"books:read\"",
+        shop.metadata_url()
+    )
 }
 
 fn challenge_invalid(shop: &Shop) -> String {
     format!(
-        "Bearer resource_metadata=\"{}\", error=\"invalid_token\", error_description=\"The access token is invalid, expired, or not for this resource\"",
+        "Bearer resource_metadata=\"{}\", error=\"invalid_token\", scope=\"books:read\", error_description=\"The access token is invalid, expired, or not for this resource\"",
         shop.metadata_url()
     )
 }
@@ -461,7 +464,7 @@ async fn a_missing_scope_gets_403_with_the_scope_to_ask_for_on_both_eras() {
     let jwks = jwks_server(&keys).await;
     let shop = shop(&jwks).await;
     let step_up = format!(
-        "Bearer resource_metadata=\"{}\", error=\"insufficient_scope\", scope=\"books:write\", error_description=\"This request needs the scopes: books:write\"",
+        "Bearer resource_metadata=\"{}\", error=\"insufficient_scope\", scope=\"books:read books:write\", error_description=\"This request needs the scopes: books:read books:write\"",
         shop.metadata_url()
     );
     let reader = keys.rs256(&claims(&shop, "alice", "books:read"));
@@ -692,7 +695,8 @@ async fn introspected_shop(
         .client_credentials("rs", "secret");
     let auth = ResourceServer::new(&resource, verifier)
         .unwrap()
-        .authorization_server(ISSUER);
+        .authorization_server(ISSUER)
+        .required_scopes(["books:read"]);
     let server = auth_server::bookshop::server().tool(WhoamiTool);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {

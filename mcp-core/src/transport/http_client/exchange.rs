@@ -18,8 +18,8 @@ use super::sse::SseParser;
 use super::{DEFAULT_RETRY, MAX_BODY, MAX_RETRY, PROTOCOL_VERSION, SESSION_ID};
 use crate::auth::{AuthProvider, BearerChallenge, Refusal};
 use crate::era::Era;
-use crate::fetch::Connector;
 use crate::error::McpError;
+use crate::fetch::Connector;
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::transport::wire::{encode_header_value, Incoming, Outgoing};
 
@@ -140,7 +140,9 @@ impl Conn {
             let sent = auth.authorization(&endpoint).await?;
             if let Some(value) = sent.clone() {
                 let value = HeaderValue::try_from(value).map_err(|_| {
-                    McpError::internal("the auth provider gave an Authorization value HTTP does not allow")
+                    McpError::internal(
+                        "the auth provider gave an Authorization value HTTP does not allow",
+                    )
                 })?;
                 request.headers_mut().insert(AUTHORIZATION, value);
             }
@@ -374,6 +376,23 @@ pub(super) async fn read_body(response: Response<Body>) -> Result<Bytes, McpErro
 /// The error for an HTTP error status: the JSON-RPC error in the body when there is one (its
 /// code kept), else the status and the start of the body.
 pub(super) fn http_error(status: StatusCode, body: &[u8], url: &Uri) -> McpError {
+    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+        // Say what to do, not only what the server said.
+        let said = serde_json::from_slice::<ErrorBody>(body)
+            .map(|b| b.error.message)
+            .unwrap_or_default();
+        let hint = if status == StatusCode::UNAUTHORIZED {
+            "the endpoint needs authorization: give the transport credentials \
+             (HttpClientTransport::auth with an OAuth provider, or an Authorization header)"
+        } else {
+            "the credentials lack a permission this request needs"
+        };
+        let mut message = format!("{url} answered HTTP {status}: {hint}");
+        if !said.is_empty() {
+            message = format!("{message} (server: {said})");
+        }
+        return McpError::invalid_request(message);
+    }
     if let Ok(ErrorBody { error }) = serde_json::from_slice(body) {
         return McpError::from_wire(error);
     }
