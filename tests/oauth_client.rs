@@ -33,12 +33,15 @@ struct AuthorizationServer {
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
+/// An issued code: (code_challenge, redirect_uri, scope granted, resource, client_id).
+type Pending = (String, String, String, String, String);
+
 #[derive(Default)]
 struct AsState {
     keys: Keys,
     expires_in: u64,
-    /// code -> (code_challenge, redirect_uri, scope granted, resource, client_id)
-    codes: Mutex<HashMap<String, (String, String, String, String, String)>>,
+    /// code -> what the authorization request asked.
+    codes: Mutex<HashMap<String, Pending>>,
     /// refresh token -> (scope, resource, client_id)
     refresh: Mutex<HashMap<String, (String, String, String)>>,
     /// Every authorization request's query, decoded.
