@@ -57,6 +57,18 @@ async fn two_steps(ctx: RequestContext) -> mcp::Result<String> {
     Ok(format!("{first} then {second}"))
 }
 
+/// The shop's ledger, for administrators.
+#[resource("shop://ledger", mime_type = "text/plain", scopes = ["books:admin"])]
+async fn ledger() -> String {
+    "all accounts".into()
+}
+
+/// A prompt for administrators.
+#[prompt(scopes = ["books:admin"])]
+async fn audit() -> String {
+    "Audit the shop.".into()
+}
+
 /// A key set server: `/jwks` answers the keys (500 while `down`), counting fetches.
 struct JwksServer {
     port: u16,
@@ -137,7 +149,9 @@ async fn shop_with(jwks_url: String) -> Shop {
     let config = auth_server::protected(&options).unwrap();
     let mut server = auth_server::bookshop::server()
         .tool(WhoamiTool)
-        .tool(TwoStepsTool);
+        .tool(TwoStepsTool)
+        .resource(LedgerResource)
+        .prompt(AuditPrompt);
     // A middleware sees the principal too.
     server
         .lowlevel()
@@ -907,4 +921,70 @@ async fn a_middleware_sees_the_principal() {
     let fine = keys.rs256(&claims(&shop, "erin", "books:read"));
     let reply = call(shop.port, Some(&fine), "search_books", search()).await;
     assert!(text(&reply).contains("Dune"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_and_prompts_declare_scopes_too() {
+    let keys = Keys::new();
+    let jwks = jwks_server(&keys).await;
+    let shop = shop(&jwks).await;
+    let host = format!("127.0.0.1:{}", shop.port);
+    let admin_challenge = format!(
+        "Bearer resource_metadata=\"{}\", error=\"insufficient_scope\", scope=\"books:read books:admin\", error_description=\"This request needs the scopes: books:read books:admin\"",
+        shop.metadata_url()
+    );
+    let ask = |token: String, method: &'static str, name: &'static str, params: Value| {
+        let port = shop.port;
+        let host = host.clone();
+        async move {
+            let mut params = params;
+            params["_meta"] = meta();
+            let body =
+                json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+            let auth = format!("Bearer {token}");
+            let headers = [
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", method),
+                ("Mcp-Name", name),
+                ("Authorization", auth.as_str()),
+            ];
+            send_to(port, &host, "POST", "/mcp", &headers, &body).await
+        }
+    };
+    let reader = keys.rs256(&claims(&shop, "alice", "books:read"));
+    let admin = keys.rs256(&claims(&shop, "root", "books:read books:admin"));
+
+    let read = ask(
+        reader.clone(),
+        "resources/read",
+        "shop://ledger",
+        json!({"uri": "shop://ledger"}),
+    )
+    .await;
+    assert_eq!(read.status, 403, "{}", read.body);
+    assert_eq!(
+        read.header("www-authenticate"),
+        Some(admin_challenge.as_str())
+    );
+    let read = ask(
+        admin.clone(),
+        "resources/read",
+        "shop://ledger",
+        json!({"uri": "shop://ledger"}),
+    )
+    .await;
+    assert_eq!(read.status, 200, "{}", read.body);
+    assert_eq!(
+        read.message()["result"]["contents"][0]["text"],
+        "all accounts"
+    );
+
+    let prompt = ask(reader, "prompts/get", "audit", json!({"name": "audit"})).await;
+    assert_eq!(prompt.status, 403, "{}", prompt.body);
+    assert_eq!(
+        prompt.header("www-authenticate"),
+        Some(admin_challenge.as_str())
+    );
+    let prompt = ask(admin, "prompts/get", "audit", json!({"name": "audit"})).await;
+    assert_eq!(prompt.status, 200, "{}", prompt.body);
 }
