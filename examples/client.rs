@@ -7,8 +7,9 @@
 //!
 //! Options: `--stdio 'CMD ARGS'` (spawn a server; the command line is split on whitespace, with
 //! '...' and "..." quoting) or `--url URL` (Streamable HTTP); `--era 2025-11-25|2026-07-28|auto`
-//! (default auto); `--header 'Name: value'` (HTTP, repeatable); `--timeout SECONDS` (per request,
-//! default 60).
+//! (default auto); `--header 'Name: value'` (HTTP, repeatable); `--oauth` (HTTP: log in with
+//! OAuth 2.1 when the server asks, in the system browser, the redirect caught on a loopback
+//! port); `--timeout SECONDS` (per request, default 60).
 //!
 //! Commands: `info`, `tools` (each tool's name and description, one per line), `call NAME
 //! [JSON]` (the result as JSON), `resources`, `templates`, `read URI`, `prompts`, `prompt NAME
@@ -27,7 +28,7 @@ use serde_json::Value;
 
 const USAGE: &str =
     "usage: client (--stdio 'CMD ARGS' | --url URL) [--era auto|2025-11-25|2026-07-28] \
-[--header 'Name: value']... [--timeout SECONDS] (info | tools | call NAME [JSON] | resources | \
+[--header 'Name: value']... [--oauth] [--timeout SECONDS] (info | tools | call NAME [JSON] | resources | \
 templates | read URI | prompts | prompt NAME [JSON])";
 
 struct Options {
@@ -35,6 +36,7 @@ struct Options {
     url: Option<String>,
     era: EraChoice,
     headers: Vec<(String, String)>,
+    oauth: bool,
     timeout: Duration,
     command: Vec<String>,
 }
@@ -45,6 +47,7 @@ fn parse(args: Vec<String>) -> Result<Options, String> {
         url: None,
         era: EraChoice::Auto,
         headers: Vec::new(),
+        oauth: false,
         timeout: Duration::from_secs(60),
         command: Vec::new(),
     };
@@ -75,6 +78,7 @@ fn parse(args: Vec<String>) -> Result<Options, String> {
                     .map_err(|_| "--timeout takes seconds".to_owned())?;
                 options.timeout = Duration::from_secs_f64(secs.max(0.001));
             }
+            "--oauth" => options.oauth = true,
             "-h" | "--help" => return Err(String::new()),
             _ => {
                 options.command.push(arg);
@@ -140,6 +144,12 @@ async fn connect(options: &Options) -> Result<Client, McpError> {
     let mut http = HttpClientTransport::new(options.url.as_deref().unwrap_or_default())?;
     for (name, value) in &options.headers {
         http = http.header(name, value)?;
+    }
+    if options.oauth {
+        let oauth = mcp::client::oauth::OAuth::builder()
+            .client_name("mcp example client")
+            .build()?;
+        http = http.auth(oauth);
     }
     builder.connect(http).await
 }
