@@ -4,9 +4,11 @@
 //! - Server side: a [`Principal`] (who is calling) produced by a [`TokenVerifier`] and read in
 //!   handlers with `ctx.principal()`; the resource server itself (Protected Resource Metadata,
 //!   `401`/`403` challenges, audience binding, scopes per tool) is configured on the HTTP
-//!   transport. Two verifiers come with the crate: [`JwtVerifier`] (JWT access tokens checked
-//!   against the issuer's key set; feature `jwt`) and [`Introspection`] (asking the
-//!   authorization server, RFC 7662).
+//!   transport ([`ResourceServer`]). Two verifiers come with the crate: `JwtVerifier` (JWT
+//!   access tokens checked against the issuer's key set; feature `jwt`) and [`Introspection`]
+//!   (asking the authorization server, RFC 7662).
+//! - Client side: [`AuthProvider`], which the HTTP client transport asks for credentials;
+//!   `client::oauth::OAuth` implements it.
 //! - Both sides: the discovery documents ([`ProtectedResourceMetadata`],
 //!   [`AuthorizationServerMetadata`]) and the `WWW-Authenticate` challenge
 //!   ([`BearerChallenge`]).
