@@ -13,9 +13,9 @@ pub mod client;
 pub mod engine;
 pub mod era;
 mod error;
+pub mod events;
 #[cfg(feature = "http")]
 mod fetch;
-pub mod events;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod input;

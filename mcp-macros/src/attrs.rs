@@ -125,7 +125,10 @@ pub(crate) fn parse_scopes(cx: &Ctxt, value: &Expr) -> Vec<LitStr> {
                     );
                 }
             }
-            other => cx.error(other, "a scope must be a string literal, e.g. \"books:write\""),
+            other => cx.error(
+                other,
+                "a scope must be a string literal, e.g. \"books:write\"",
+            ),
         }
     }
     scopes

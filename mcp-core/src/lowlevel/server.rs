@@ -416,7 +416,12 @@ impl<S: Send + Sync + 'static> Server<S> {
     ///     .require_scopes("tools/list", None, ["books:read"])
     ///     .require_scopes("tools/call", Some("add_book"), ["books:write"]);
     /// ```
-    pub fn require_scopes<I, T>(&mut self, method: &str, target: Option<&str>, scopes: I) -> &mut Self
+    pub fn require_scopes<I, T>(
+        &mut self,
+        method: &str,
+        target: Option<&str>,
+        scopes: I,
+    ) -> &mut Self
     where
         I: IntoIterator<Item = T>,
         T: Into<String>,

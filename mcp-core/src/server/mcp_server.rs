@@ -66,9 +66,9 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         let reg = registry.clone();
         lowlevel.param_headers(Arc::new(move |tool: &str| reg.param_headers(tool)));
         let reg = registry.clone();
-        lowlevel
-            .scopes
-            .set_lookup(Arc::new(move |method, target| reg.required_scopes(method, target)));
+        lowlevel.scopes.set_lookup(Arc::new(move |method, target| {
+            reg.required_scopes(method, target)
+        }));
         let (opened, closed) = (registry.subscribers.clone(), registry.subscribers.clone());
         let (subscribe, unsubscribe) = (registry.subscribers.clone(), registry.subscribers.clone());
         lowlevel

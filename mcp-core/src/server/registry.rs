@@ -144,10 +144,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     /// The resource serving `uri` and the template's variables; a fixed URI wins over a
     /// template that also matches it.
-    pub(crate) fn find_resource(
-        &self,
-        uri: &str,
-    ) -> Option<(Arc<ResourceDef<S>>, TemplateVars)> {
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<(Arc<ResourceDef<S>>, TemplateVars)> {
         let resources = snapshot(&self.resources);
         resources
             .iter()

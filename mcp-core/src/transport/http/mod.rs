@@ -84,7 +84,9 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
                     .split_once(PROTECTED_RESOURCE_PATH)
                     .map(|(_, rest)| format!("{PROTECTED_RESOURCE_PATH}{rest}"));
                 let mut router = router.route(PROTECTED_RESOURCE_PATH, metadata.clone());
-                if let Some(suffixed) = suffixed.filter(|p| p != PROTECTED_RESOURCE_PATH && p != path) {
+                if let Some(suffixed) =
+                    suffixed.filter(|p| p != PROTECTED_RESOURCE_PATH && p != path)
+                {
                     router = router.route(&suffixed, metadata);
                 }
                 router.layer(auth.layer())
@@ -259,8 +261,12 @@ fn early_scope_check<S: Send + Sync + 'static>(
 ) -> Option<Response> {
     let protection = parts.extensions.get::<Protection>()?;
     let method = headers::get(&parts.headers, "mcp-method")?;
-    let target = headers::get(&parts.headers, "mcp-name").and_then(|v| headers::decode_value(v).ok());
-    let required = shared.server.server.required_scopes(method, target.as_deref());
+    let target =
+        headers::get(&parts.headers, "mcp-name").and_then(|v| headers::decode_value(v).ok());
+    let required = shared
+        .server
+        .server
+        .required_scopes(method, target.as_deref());
     protection.check_scopes(parts.extensions.get::<Principal>(), &required)
 }
 

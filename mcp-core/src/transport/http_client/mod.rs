@@ -74,8 +74,6 @@ pub struct HttpClientTransport {
     auth: Option<Arc<dyn AuthProvider>>,
 }
 
-
-
 impl std::fmt::Debug for HttpClientTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Header values may be credentials: names only.
