@@ -10,7 +10,8 @@
 #   - drives each with bench/src/bin/driver.rs: the server pinned to CPU 0, the driver to CPU 1
 #     (taskset), stdio sequential and pipelined (64 in flight), HTTP keep-alive at 1 and 32
 #     connections, a 100,000-call stdio flood; server CPU and peak RSS from /proc;
-#   - runs the in-process engine benches (bench/benches/engine.rs);
+#   - runs the in-process engine benches (bench/benches/engine.rs) and the bearer-token check
+#     (bench/src/bin/auth-verify.rs: RS256/ES256 signature checks, remembered tokens);
 #   - times clean and incremental builds of the one-tool example with each SDK
 #     (skip with BUILD_TIMES=0);
 #   - prints the markdown table and writes bench/results/results.json and BENCHMARKS.svg.
@@ -97,6 +98,10 @@ cargo bench -q --bench engine 2>/dev/null | while read -r line; do
   name="$(echo "$line" | sed -n 's/.*"bench":"\([^"]*\)".*/\1/p')"
   record "$OURS" "in-process: $name" "$line"
 done
+
+echo "== bearer tokens (JwtVerifier, fixed key set)"
+line="$(pin 1 "$bin/auth-verify" 20000)"
+echo "   $line"
 
 if [ "${BUILD_TIMES:-1}" != 0 ]; then
   echo "== build time of the one-tool example (dev profile, clean then after touching main.rs)"

@@ -12,9 +12,17 @@ use serde_json::{json, Value};
 /// The client binaries' arguments: `<in_flight> <calls> -- <server command...>`.
 pub fn args() -> (u64, u64, Vec<String>) {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let in_flight = args.first().and_then(|a| a.parse().ok()).expect("in_flight");
+    let in_flight = args
+        .first()
+        .and_then(|a| a.parse().ok())
+        .expect("in_flight");
     let n = args.get(1).and_then(|a| a.parse().ok()).expect("calls");
-    let cmd = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+    let cmd = args
+        .iter()
+        .skip_while(|a| *a != "--")
+        .skip(1)
+        .cloned()
+        .collect();
     (in_flight, n, cmd)
 }
 

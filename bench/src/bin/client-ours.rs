@@ -11,9 +11,17 @@ use serde_json::json;
 #[tokio::main]
 async fn main() {
     let (in_flight, n, cmd) = mcp_bench::client_load::args();
-    let server = ChildProcess::new(&cmd[0]).args(&cmd[1..]).stderr(Stderr::Discard);
+    let server = ChildProcess::new(&cmd[0])
+        .args(&cmd[1..])
+        .stderr(Stderr::Discard);
     // The raw server speaks 2025 only: pin the era (no probe).
-    let client = Arc::new(Client::builder().legacy().connect(server).await.expect("connects"));
+    let client = Arc::new(
+        Client::builder()
+            .legacy()
+            .connect(server)
+            .await
+            .expect("connects"),
+    );
     let figures = measure(
         client.clone(),
         |client: Arc<Client>, i| async move {

@@ -1,11 +1,11 @@
 //! rmcp's client against a stdio server: `client-rmcp <in_flight> <calls> -- <server...>`.
 //! Prints one JSON line of figures.
 
+use mcp_bench::client_load::{measure, sum_of};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
-use mcp_bench::client_load::{measure, sum_of};
 
 #[tokio::main]
 async fn main() {
@@ -25,7 +25,13 @@ async fn main() {
                 .call_tool(CallToolRequestParams::new("add").with_arguments(arguments))
                 .await
                 .expect("call");
-            sum_of(result.content.first().and_then(|c| c.as_text()).map(|t| t.text.as_str()))
+            sum_of(
+                result
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .map(|t| t.text.as_str()),
+            )
         },
         n,
         in_flight,

@@ -25,7 +25,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fmt = |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
     println!("| scenario | implementation | calls/s | median µs | p99 µs | server CPU µs/call | peak RSS MiB |");
     println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-    let client_row = |r: &&Value| r["scenario"].as_str().is_some_and(|s| s.starts_with("client-"));
+    let client_row = |r: &&Value| {
+        r["scenario"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("client-"))
+    };
     for r in rows
         .iter()
         .filter(|r| r["scenario"] != "build")

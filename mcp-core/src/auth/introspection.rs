@@ -1,21 +1,17 @@
 //! [`Introspection`]: bearer tokens checked by asking the authorization server (OAuth 2.0 Token
 //! Introspection, RFC 7662), with the answers cached briefly.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
+use super::answer_cache::{AnswerCache, Entry, MAX_ENTRIES};
 use super::claims::{self, quoted};
 use super::{AuthorizationServerMetadata, Principal, TokenVerifier, VerifyError, VerifyFuture};
 use crate::error::McpError;
 use crate::fetch::{percent_encode_into, Fetch};
-
-/// The most answers kept in the cache.
-const MAX_ENTRIES: usize = 10_000;
 
 /// How the verifier authenticates to the introspection endpoint.
 #[derive(Clone, PartialEq, Eq)]
@@ -46,48 +42,6 @@ impl fmt::Debug for Credentials {
             Self::Client { id, .. } => write!(f, "ClientCredentials({id:?}, <secret>)"),
             Self::Bearer(_) => f.write_str("Bearer(<token>)"),
         }
-    }
-}
-
-/// One remembered answer: the principal, or why the token was refused.
-struct Entry {
-    outcome: Result<Principal, String>,
-    until: Instant,
-}
-
-/// Answers by SHA-256 of the token (the token itself is never kept).
-#[derive(Default)]
-struct AnswerCache {
-    entries: HashMap<[u8; 32], Entry>,
-}
-
-impl AnswerCache {
-    /// The answer for `key`, while it lasts.
-    fn get(&mut self, key: &[u8; 32], now: Instant) -> Option<Result<Principal, VerifyError>> {
-        let entry = self.entries.get(key)?;
-        if entry.until <= now {
-            self.entries.remove(key);
-            return None;
-        }
-        Some(entry.outcome.clone().map_err(VerifyError::Invalid))
-    }
-
-    /// Keeps `entry`, making room first: expired answers go, then (still full) the tenth of
-    /// the answers closest to expiring.
-    fn insert(&mut self, key: [u8; 32], entry: Entry, now: Instant, max: usize) {
-        if self.entries.len() >= max && !self.entries.contains_key(&key) {
-            self.entries.retain(|_, e| e.until > now);
-            if self.entries.len() >= max {
-                let mut by_expiry: Vec<([u8; 32], Instant)> =
-                    self.entries.iter().map(|(k, e)| (*k, e.until)).collect();
-                by_expiry.sort_unstable_by_key(|(_, until)| *until);
-                let drop = (max / 10).max(1).max(self.entries.len() + 1 - max);
-                for (k, _) in by_expiry.into_iter().take(drop) {
-                    self.entries.remove(&k);
-                }
-            }
-        }
-        self.entries.insert(key, entry);
     }
 }
 
@@ -273,7 +227,7 @@ impl Introspection {
         if token.len() > claims::MAX_TOKEN {
             return Err(VerifyError::invalid("the token is longer than 64 KiB"));
         }
-        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let key = super::answer_cache::key(token);
         if let Some(answer) = self.lock().get(&key, Instant::now()) {
             return answer;
         }
@@ -513,7 +467,7 @@ mod tests {
         let entry = cache.entries.values().next().unwrap();
         assert!(entry.until <= Instant::now() + Duration::from_secs(3));
         // The key is a digest, not the token.
-        let key: [u8; 32] = Sha256::digest(b"short-lived").into();
+        let key = super::super::answer_cache::key("short-lived");
         assert!(cache.entries.contains_key(&key));
     }
 

@@ -2,11 +2,12 @@
 //! the authorization server, checked against its published key set (JWKS) with `ring`.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Map, Value};
 
 use super::algorithm::JwsAlgorithm;
+use super::answer_cache::{self, AnswerCache, Entry, MAX_ENTRIES};
 use super::claims::{self, quoted};
 use super::jwks::{Jwks, KeySet};
 use super::{AuthorizationServerMetadata, Principal, TokenVerifier, VerifyError, VerifyFuture};
@@ -81,6 +82,9 @@ pub struct JwtVerifier {
     leeway: Duration,
     algorithms: Vec<JwsAlgorithm>,
     keys: Jwks,
+    /// How long a verified token's principal is remembered.
+    remember_for: Duration,
+    verified: std::sync::Mutex<AnswerCache>,
 }
 
 impl fmt::Debug for JwtVerifier {
@@ -91,7 +95,8 @@ impl fmt::Debug for JwtVerifier {
             .field("leeway", &self.leeway)
             .field("algorithms", &self.algorithms)
             .field("keys", &self.keys)
-            .finish()
+            .field("remember_for", &self.remember_for)
+            .finish_non_exhaustive()
     }
 }
 
@@ -119,6 +124,8 @@ impl JwtVerifier {
             leeway: Duration::from_secs(60),
             algorithms: vec![JwsAlgorithm::RS256, JwsAlgorithm::ES256],
             keys: Jwks::remote(jwks_url)?,
+            remember_for: Duration::from_secs(300),
+            verified: std::sync::Mutex::new(AnswerCache::default()),
         })
     }
 
@@ -162,6 +169,16 @@ impl JwtVerifier {
         self
     }
 
+    /// How long a verified token is remembered (default 5 minutes, never past its `exp`;
+    /// `Duration::ZERO` checks every signature). The same token again then costs a SHA-256
+    /// instead of a signature check (RS256 about 23 us, ES256 about 54 us on the benchmark
+    /// machine). A remembered token stays accepted until it expires even if its key leaves the
+    /// key set meanwhile; shorten this for faster key revocation.
+    pub fn remember_tokens(mut self, lifetime: Duration) -> Self {
+        self.remember_for = lifetime;
+        self
+    }
+
     /// How long fetching the key set may take, connection included (default 5 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.keys.set_timeout(timeout);
@@ -187,6 +204,38 @@ impl JwtVerifier {
         }
         self.keys.fix(set);
         Ok(self)
+    }
+
+    fn verified(&self) -> std::sync::MutexGuard<'_, AnswerCache> {
+        self.verified.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A remembered verdict on `token`, else a full check whose success is remembered.
+    async fn check_remembered(&self, token: &str) -> Result<Principal, VerifyError> {
+        if self.remember_for.is_zero() {
+            return self.check(token).await;
+        }
+        let key = answer_cache::key(token);
+        let now = Instant::now();
+        if let Some(verdict) = self.verified().get(&key, now) {
+            return verdict;
+        }
+        let outcome = self.check(token).await;
+        if let Ok(principal) = &outcome {
+            let left = principal
+                .expiry()
+                .and_then(|exp| exp.duration_since(SystemTime::now()).ok())
+                .unwrap_or_default();
+            let lifetime = self.remember_for.min(left);
+            if !lifetime.is_zero() {
+                let entry = Entry {
+                    outcome: Ok(principal.clone()),
+                    until: now + lifetime,
+                };
+                self.verified().insert(key, entry, now, MAX_ENTRIES);
+            }
+        }
+        outcome
     }
 
     /// Checks `token` (see the type's documentation).
@@ -306,7 +355,7 @@ impl JwtVerifier {
 
 impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
-        Box::pin(self.check(token))
+        Box::pin(self.check_remembered(token))
     }
 }
 
@@ -807,12 +856,45 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_verified_token_is_remembered_until_it_expires() {
+        let k = keys();
+        let server = TestServer::start(200, &k.jwks).await;
+        // The key set is never reused, so every signature check would fetch it.
+        let v = JwtVerifier::new(ISSUER, &server.url, AUDIENCE)
+            .unwrap()
+            .cache_for(Duration::ZERO);
+        let t = token(&k.rsa, header("RS256", "rsa1"), claims_with(json!({})));
+        let first = v.verify(&t).await.unwrap();
+        server.set(503, "down");
+        // Remembered: no signature check, no fetch, the same principal.
+        assert_eq!(v.verify(&t).await.unwrap(), first);
+        assert_eq!(server.hits(), 1);
+        // A token that is not remembered goes to the keys (a fetch is tried; the keys fetched
+        // before serve while the set is down).
+        let other = token(
+            &k.rsa,
+            header("RS256", "rsa1"),
+            claims_with(json!({"sub": "other"})),
+        );
+        assert_eq!(v.verify(&other).await.unwrap().subject(), Some("other"));
+        assert_eq!(server.hits(), 2);
+        // An expired token is never remembered past its exp (leeway aside, it fails anyway).
+        let expired = token(
+            &k.rsa,
+            header("RS256", "rsa1"),
+            claims_with(json!({"exp": now() - 3600})),
+        );
+        assert!(v.verify(&expired).await.is_err());
+    }
+
+    #[tokio::test]
     async fn keys_fetched_before_serve_while_the_set_is_down() {
         let k = keys();
         let server = TestServer::start(200, &k.jwks).await;
         let v = JwtVerifier::new(ISSUER, &server.url, AUDIENCE)
             .unwrap()
-            .cache_for(Duration::ZERO);
+            .cache_for(Duration::ZERO)
+            .remember_tokens(Duration::ZERO);
         let t = token(&k.rsa, header("RS256", "rsa1"), claims_with(json!({})));
         v.verify(&t).await.unwrap();
         server.set(503, "down");

@@ -15,6 +15,7 @@
 
 #[cfg(feature = "jwt")]
 mod algorithm;
+mod answer_cache;
 mod challenge;
 mod claims;
 mod introspection;
