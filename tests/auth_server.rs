@@ -988,3 +988,39 @@ async fn resources_and_prompts_declare_scopes_too() {
     let prompt = ask(admin, "prompts/get", "audit", json!({"name": "audit"})).await;
     assert_eq!(prompt.status, 200, "{}", prompt.body);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_session_sees_each_posts_headers_and_the_principal() {
+    let keys = Keys::new();
+    let jwks = jwks_server(&keys).await;
+    let shop = shop(&jwks).await;
+    let alice = keys.es256(&claims(&shop, "alice", "books:read"));
+    let sid = open_session(&shop, &alice).await;
+    let host = format!("127.0.0.1:{}", shop.port);
+    let auth = format!("Bearer {alice}");
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "whoami", "arguments": {}}})
+    .to_string();
+    for tenant in ["north", "south"] {
+        let reply = send_to(
+            shop.port,
+            &host,
+            "POST",
+            "/mcp",
+            &[
+                ("Authorization", &auth),
+                ("Mcp-Session-Id", &sid),
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("X-Tenant", tenant),
+            ],
+            &call,
+        )
+        .await;
+        let who: Value = serde_json::from_str(&text(&reply)).unwrap();
+        assert_eq!(
+            who,
+            json!({"subject": "alice", "client": "bookshop-app", "scopes": ["books:read"],
+                   "tenant": tenant, "peer_is_loopback": true})
+        );
+    }
+}
