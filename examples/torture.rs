@@ -5,6 +5,10 @@
 //! (writes a line that is not JSON to stdout, then hangs).
 //!
 //! Run: `cargo run --example torture` (stdio) or `cargo run --example torture -- --http 127.0.0.1:0`.
+//!
+//! On stdio, limits can be set small for tests: `TORTURE_MAX_IN_FLIGHT`,
+//! `TORTURE_MAX_OUTBOUND_BYTES`, `TORTURE_WRITE_TIMEOUT_MS`, `TORTURE_SHUTDOWN_GRACE_MS`
+//! (see `mcp::lowlevel::ServerOptions`).
 
 use mcp::prelude::*;
 
@@ -105,5 +109,25 @@ async fn main() -> mcp::Result<()> {
         return mcp::transport::serve_http_on(server(), listener, config, std::future::pending())
             .await;
     }
-    server().serve_stdio().await
+    let mut server = server().into_server();
+    limits_from_env(server.options_mut());
+    server.serve_stdio().await
+}
+
+/// Reads the `TORTURE_*` limits, when set.
+fn limits_from_env(options: &mut mcp::lowlevel::ServerOptions) {
+    let var = |name: &str| std::env::var(name).ok()?.parse::<u64>().ok();
+    let ms = std::time::Duration::from_millis;
+    if let Some(n) = var("TORTURE_MAX_IN_FLIGHT") {
+        options.max_in_flight = n as usize;
+    }
+    if let Some(n) = var("TORTURE_MAX_OUTBOUND_BYTES") {
+        options.max_outbound_bytes = n as usize;
+    }
+    if let Some(n) = var("TORTURE_WRITE_TIMEOUT_MS") {
+        options.write_timeout = ms(n);
+    }
+    if let Some(n) = var("TORTURE_SHUTDOWN_GRACE_MS") {
+        options.shutdown_grace = ms(n);
+    }
 }

@@ -122,7 +122,11 @@ fn message_cases() -> Vec<Case> {
         case("method not a string", r#"{"jsonrpc":"2.0","id":6,"method":7}"#, Error(-32600, json!(6))),
         case("no method, no result", r#"{"jsonrpc":"2.0","id":8}"#, Error(-32600, json!(8))),
         case("params an array", r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":[1,2]}"#, Error(-32602, json!(9))),
-        case("params a string", r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":"x"}"#, Error(-32602, json!(10))),
+        // `params` is absent or an object: a scalar or null breaks JSON-RPC itself (-32600), an
+        // array is valid JSON-RPC but not MCP's named params (-32602).
+        case("params a string", r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":"x"}"#, Error(-32600, json!(10))),
+        case("params null", r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":null}"#, Error(-32600, json!(10))),
+        case("array read by position", r#"["2.0", 10, "tools/list"]"#, Error(-32600, n.clone())),
         case("no _meta and no session", r#"{"jsonrpc":"2.0","id":11,"method":"tools/list"}"#, Error(-32602, json!(11))),
         case("unsupported protocol version", json!({"jsonrpc":"2.0","id":12,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}}).to_string(), Error(-32022, json!(12))),
         case("_meta without capabilities", json!({"jsonrpc":"2.0","id":13,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}).to_string(), Error(-32602, json!(13))),

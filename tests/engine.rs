@@ -293,7 +293,7 @@ async fn a_request_before_initialize_without_meta_is_refused() {
     let mut conn = open(tools_server()).await;
     let answer = roundtrip(&mut conn, &request(1, "tools/list", json!({}))).await;
     assert_eq!(answer["error"]["code"], -32602);
-    let answer = roundtrip(&mut conn, &request(2, "ping", Value::Null)).await;
+    let answer = roundtrip(&mut conn, &request(2, "ping", json!({}))).await;
     assert_eq!(
         answer["result"],
         json!({}),

@@ -1,5 +1,6 @@
 //! Floods: 100,000 pipelined `tools/call` over stdio, written without reading any answer until
-//! the writer is stuck (the server stops reading when its in-flight bound is reached), then all
+//! the writer is stuck (the server stops reading once its queue of unread answers reaches
+//! `ServerOptions::max_outbound_bytes`, or its in-flight bound is reached), then all
 //! read back; and 256 concurrent keep-alive connections over HTTP. Every request is answered,
 //! none lost, none twice (counts, never times). Peak memory figures go in BENCHMARKS.md.
 

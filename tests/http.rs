@@ -186,6 +186,8 @@ async fn the_2025_wire_has_sessions_that_end() {
     let config = HttpConfig {
         session_idle_timeout: Duration::from_secs(1),
         max_sessions: 2,
+        // The global cap is what this test checks: one client may take both sessions.
+        max_sessions_per_client: 2,
         ..HttpConfig::default()
     };
     let (port, stop, task) = start(config).await;

@@ -4,6 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::error::echo_capped;
 use crate::server::output::ErrorRoute;
 use crate::types::JsonObject;
 
@@ -75,7 +76,7 @@ pub fn arg<T: ToolArgument>(
 impl<T> ArgDecoder<T> {
     fn decode(&self, name: &str, value: Value) -> Result<T, ErrorRoute> {
         (self.decode)(value)
-            .map_err(|e| ErrorRoute::Tool(format!("{name}: {}", shorten(&e.to_string()))))
+            .map_err(|e| ErrorRoute::Argument(format!("{name}: {}", echo_capped(&e.to_string()))))
     }
 
     /// Takes a required argument (absent decodes from `null`).
@@ -103,17 +104,6 @@ impl<T> ArgDecoder<T> {
             Some(value) => self.decode(name, value),
         }
     }
-}
-
-/// The longest decoding error a model reads (serde quotes the offending input).
-const MAX_ERROR_CHARS: usize = 160;
-
-fn shorten(message: &str) -> String {
-    if message.chars().count() <= MAX_ERROR_CHARS {
-        return message.to_owned();
-    }
-    let head: String = message.chars().take(MAX_ERROR_CHARS).collect();
-    format!("{head}… (shortened)")
 }
 
 /// The JSON of a default value, for the schema's `"default"`.
@@ -182,7 +172,9 @@ where
 {
     run_blocking(f).await.map_err(|route| match route {
         ErrorRoute::Protocol(e) => e,
-        ErrorRoute::Tool(m) | ErrorRoute::Internal(m) => crate::McpError::internal(m),
+        ErrorRoute::Tool(m) | ErrorRoute::Argument(m) | ErrorRoute::Internal(m) => {
+            crate::McpError::internal(m)
+        }
     })
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::error::{codes, McpError};
+use crate::error::{codes, echo_capped, McpError};
 use crate::types::{ClientCapabilities, Implementation, LoggingLevel, Meta};
 
 /// The newest revision, served statelessly (per-request `_meta`).
@@ -104,6 +104,11 @@ pub fn modern_envelope(meta: Option<&Meta>) -> Option<Result<RequestEnvelope, Mc
     Some(validate_envelope(meta, version))
 }
 
+/// True when `params._meta` names a protocol version (a 2026 request's envelope), valid or not.
+pub(crate) fn carries_modern_envelope(meta: Option<&Meta>) -> bool {
+    meta.is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+}
+
 fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, McpError> {
     let Some(version) = version.as_str() else {
         return Err(McpError::invalid_params(format!(
@@ -134,7 +139,10 @@ fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, Mc
         None | Some(Value::Null) => None,
         Some(v) => Some(
             serde_json::from_value::<LoggingLevel>(v.clone()).map_err(|_| {
-                McpError::invalid_params(format!("Invalid _meta: unknown {META_LOG_LEVEL} {v}"))
+                McpError::invalid_params(format!(
+                    "Invalid _meta: unknown {META_LOG_LEVEL} {}",
+                    echo_capped(&v.to_string())
+                ))
             })?,
         ),
     };
@@ -150,12 +158,12 @@ fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, Mc
 pub fn unsupported_version(requested: &str) -> McpError {
     McpError::new(
         codes::UNSUPPORTED_PROTOCOL_VERSION,
-        format!("Unsupported protocol version: {requested}"),
+        format!("Unsupported protocol version: {}", echo_capped(requested)),
     )
     .with_data(
         serde_json::to_value(crate::types::UnsupportedProtocolVersionData {
             supported: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
-            requested: requested.to_owned(),
+            requested: echo_capped(requested).into_owned(),
         })
         .unwrap_or(Value::Null),
     )

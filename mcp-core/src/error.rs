@@ -34,6 +34,122 @@ pub mod codes {
 /// The message sent on the wire for every internal failure.
 pub const INTERNAL_ERROR_MESSAGE: &str = "Internal server error";
 
+/// The most bytes of one client-sent value (a tool, prompt or method name, a URI, a serde or
+/// schema complaint quoting the input) that an error text produced by this SDK quotes.
+///
+/// Default and only value: 256. A longer value is cut there (on a character boundary) and
+/// followed by `…` and its full length in bytes (see [`echo_capped`]), so a 4 MB tool name
+/// costs the answer about 280 bytes.
+pub(crate) const MAX_ECHOED_BYTES: usize = 256;
+
+/// `text` as an error text may quote it: unchanged when at most [`MAX_ECHOED_BYTES`] bytes,
+/// else its first [`MAX_ECHOED_BYTES`] bytes (cut on a character boundary), `…` and the
+/// original length, e.g. `xxxx… (100000 bytes)`.
+///
+/// Every error text the engine and the high-level server build from client input goes through
+/// this (unknown tool, prompt and method names, resource URIs, `Invalid params` reasons).
+pub(crate) fn echo_capped(text: &str) -> Cow<'_, str> {
+    cut_to(text, MAX_ECHOED_BYTES)
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary) followed by `…` and its length;
+/// unchanged when it fits. [`echo_capped`] is this at [`MAX_ECHOED_BYTES`].
+pub(crate) fn cut_to(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len()))
+}
+
+/// `message` with every out-of-range integer of `source` written back as the client wrote it.
+///
+/// Without serde_json's `arbitrary_precision`, an integer literal that fits neither `i64` nor
+/// `u64` (`18446744073709551616`) is read as the nearest `f64`, and serde and the schema
+/// validator then quote that float (`1.8446744073709552e+19`, `18446744073709552000.0`). Given
+/// the JSON text the value came from, this puts the literal back (itself capped by
+/// [`echo_capped`]); other text is left alone. Only the first 16 such literals are looked at.
+pub(crate) fn restore_written_integers(message: &str, source: &str) -> String {
+    let mut out = message.to_owned();
+    for literal in out_of_range_integers(source).take(16) {
+        let Ok(float) = literal.parse::<f64>() else {
+            continue;
+        };
+        let written = echo_capped(literal);
+        let unexpected = serde::de::Unexpected::Float(float).to_string();
+        let serde_form = unexpected
+            .strip_prefix("floating point `")
+            .and_then(|s| s.strip_suffix('`'))
+            .map(str::to_owned);
+        let renderings = [
+            Some(Value::from(float).to_string()),
+            serde_form,
+            Some(float.to_string()),
+        ];
+        for rendering in renderings.into_iter().flatten() {
+            out = replace_number(&out, &rendering, &written);
+        }
+    }
+    out
+}
+
+/// Replaces `number` in `text` where it stands alone (not inside a longer number).
+fn replace_number(text: &str, number: &str, with: &str) -> String {
+    let is_part = |c: char| c.is_ascii_digit() || c == '.';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(number) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + number.len()..].chars().next();
+        let alone = !before.is_some_and(|c| is_part(c) || c == '-')
+            && !after.is_some_and(|c| is_part(c) || c == 'e' || c == 'E');
+        out.push_str(&rest[..at]);
+        out.push_str(if alone { with } else { number });
+        rest = &rest[at + number.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The integer literals of the JSON text `source` (outside strings) that fit neither `i64`
+/// nor `u64`.
+fn out_of_range_integers(source: &str) -> impl Iterator<Item = &str> {
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    i += 1;
+                    while i < bytes.len()
+                        && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                    {
+                        i += 1;
+                    }
+                    let token = source.get(start..i).unwrap_or("");
+                    let integer = !token.contains(['.', 'e', 'E']);
+                    if integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err() {
+                        return Some(token);
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        None
+    })
+}
+
 /// The error of a handler, a middleware or a client call.
 ///
 /// ```
@@ -91,11 +207,12 @@ impl McpError {
         Self::new(codes::INVALID_REQUEST, message)
     }
 
-    /// `-32601 Method not found`.
+    /// `-32601 Method not found`; the method name is quoted at most 256 bytes long (longer
+    /// names are cut, with their length).
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             codes::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
+            format!("Method not found: {}", echo_capped(method)),
         )
     }
 
@@ -268,4 +385,44 @@ pub struct ErrorObject {
     /// Extra data the code defines (e.g. `requiredCapabilities` for `-32021`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_cut_with_their_length() {
+        assert_eq!(echo_capped("weather"), "weather");
+        let exact = "x".repeat(MAX_ECHOED_BYTES);
+        assert_eq!(echo_capped(&exact), exact);
+        let long = "x".repeat(100_000);
+        assert_eq!(
+            echo_capped(&long),
+            format!("{}… (100000 bytes)", "x".repeat(256))
+        );
+        let wide = "é".repeat(1000);
+        let cut = echo_capped(&wide);
+        assert!(cut.len() < MAX_ECHOED_BYTES + 32, "{cut}");
+        assert!(cut.ends_with("… (2000 bytes)"), "{cut}");
+    }
+
+    #[test]
+    fn integers_come_back_as_written() {
+        let source = r#"{"s": "99999999999999999999", "limit": 18446744073709551616, "n": -18446744073709551617}"#;
+        assert_eq!(
+            restore_written_integers("limit: 1.8446744073709552e+19 is greater than 50", source),
+            "limit: 18446744073709551616 is greater than 50"
+        );
+        assert_eq!(
+            restore_written_integers(
+                "invalid type: floating point `-1.8446744073709552e+19`, expected i64",
+                source
+            ),
+            "invalid type: floating point `-18446744073709551617`, expected i64"
+        );
+        // Inside a string: not a number of the input.
+        assert_eq!(restore_written_integers("1e20", source), "1e20");
+        assert_eq!(restore_written_integers("x 12.5", "[12]"), "x 12.5");
+    }
 }

@@ -3,6 +3,16 @@
 //! Decoding maps every malformed input to the right error: bytes that are not JSON give
 //! `-32700` with `id: null`; JSON that is not a single request object (arrays, batches, scalars,
 //! a wrong `jsonrpc`, an invalid `id`) gives `-32600`.
+//!
+//! Batches are not supported (MCP removed them in 2025-06-18): a JSON array, even one holding
+//! valid requests, is refused whole with one `-32600` and `id: null`; none of its members runs.
+//!
+//! `params`, when present, must be a JSON object, in both eras. JSON-RPC 2.0 (section 4.2)
+//! requires a present `params` to be a structured value (an object or an array), so a `null`,
+//! string, number or boolean makes the message an invalid Request object: `-32600`. An array is
+//! a valid JSON-RPC request, but every MCP method takes its params by name (the schema declares
+//! `params` as an object), so it is refused as the wrong params for the method: `-32602`.
+//! Absent `params` reads as `{}`.
 
 use std::fmt;
 use std::sync::Arc;
@@ -163,8 +173,37 @@ fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
 ///
 /// assert_eq!(decode(b"{oops").unwrap_err().error.code(), -32700);
 /// assert_eq!(decode(b"[]").unwrap_err().error.code(), -32600);
+/// // Never a request read by position out of an array.
+/// assert_eq!(decode(br#"["2.0", 5, "tools/list"]"#).unwrap_err().error.code(), -32600);
+/// // `params`: absent or an object.
+/// let null = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#;
+/// assert_eq!(decode(null).unwrap_err().error.code(), -32600);
+/// let array = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#;
+/// assert_eq!(decode(array).unwrap_err().error.code(), -32602);
 /// ```
 pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
+    // serde would read a struct from an array by position (`["2.0", 5, "tools/list"]`): only an
+    // object is looked at as a message.
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err() {
+            return Err(DecodeError {
+                id: None,
+                notification: false,
+                error: McpError::new(codes::PARSE_ERROR, "Parse error: invalid JSON"),
+            });
+        }
+        return Err(invalid(
+            None,
+            match first {
+                Some(b'[') => {
+                    "Invalid request: batches are not supported; send one JSON-RPC object per \
+                     message"
+                }
+                _ => "Invalid request: expected a single JSON-RPC object",
+            },
+        ));
+    }
     let env: Envelope = serde_json::from_slice(bytes).map_err(|e| {
         use serde_json::error::Category;
         match e.classify() {
@@ -208,15 +247,27 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
             notification,
             ..invalid(id.clone(), "Invalid request: method must be a string")
         })?;
+        // See the module docs: absent or an object; an array is -32602, anything else -32600.
         let params = match env.params.0 {
             None => None,
-            Some(raw) if raw.get() == "null" => None,
             Some(raw) if raw.get().starts_with('{') => Some(raw),
-            Some(_) => {
+            Some(raw) if raw.get().starts_with('[') => {
                 return Err(DecodeError {
                     id,
                     notification,
-                    error: McpError::invalid_params("Invalid params: params must be an object"),
+                    error: McpError::invalid_params(
+                        "Invalid params: params must be an object (MCP params are named)",
+                    ),
+                })
+            }
+            Some(_) => {
+                return Err(DecodeError {
+                    notification,
+                    ..invalid(
+                        id,
+                        "Invalid request: params must be an object when present (not null or \
+                         a scalar)",
+                    )
                 })
             }
         };

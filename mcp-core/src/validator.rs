@@ -7,10 +7,10 @@
 
 use serde_json::Value;
 
-use crate::error::McpError;
+use std::borrow::Cow;
 
-/// The longest piece of the offending input an error message shows.
-const SHOWN_INPUT_CHARS: usize = 40;
+use crate::error::McpError;
+use crate::error::{cut_to, echo_capped};
 
 /// A compiled JSON Schema (2020-12 unless the schema names another dialect).
 ///
@@ -61,8 +61,9 @@ impl SchemaValidator {
     }
 
     /// Checks `instance`; the error names where and which rule was broken, e.g.
-    /// `limit: 80 is greater than the maximum of 50`, and never quotes more than a short prefix
-    /// of the input. Several failures are joined with `; `.
+    /// `limit: 80 is greater than the maximum of 50`, and never quotes more than 256 bytes of
+    /// any one piece of the input (longer values are cut, with their length). Several failures
+    /// are joined with `; `.
     pub fn validate(&self, instance: &Value) -> Result<(), String> {
         #[cfg(feature = "validation")]
         {
@@ -87,23 +88,27 @@ impl SchemaValidator {
     }
 }
 
-/// `path: message`, with the offending value shortened when it is long.
+/// The longest one schema complaint may be, in bytes (a backstop: the offending value and its
+/// path are already cut to 256 bytes each, but a rule's text may quote more of the input, e.g.
+/// an unexpected property's name). Longer complaints are cut, with their length.
+#[cfg_attr(not(feature = "validation"), allow(dead_code))]
+const MAX_COMPLAINT_BYTES: usize = 1024;
+
+/// `path: message`, with the offending value and the path capped by [`echo_capped`] and the
+/// whole text by [`MAX_COMPLAINT_BYTES`].
 #[cfg_attr(not(feature = "validation"), allow(dead_code))]
 fn describe(pointer: &str, instance: &Value, message: &str) -> String {
     let shown = instance.to_string();
-    let message = if shown.chars().count() > SHOWN_INPUT_CHARS {
-        let prefix: String = shown.chars().take(SHOWN_INPUT_CHARS).collect();
-        message.replace(
-            &shown,
-            &format!("{prefix}… ({} characters)", shown.chars().count()),
-        )
-    } else {
-        message.to_owned()
+    let capped = echo_capped(&shown);
+    let message = match capped {
+        Cow::Borrowed(_) => Cow::Borrowed(message),
+        Cow::Owned(capped) => Cow::Owned(message.replace(&shown, &capped)),
     };
     let path = pointer.trim_start_matches('/').replace('/', ".");
-    if path.is_empty() {
-        message
+    let text = if path.is_empty() {
+        message.into_owned()
     } else {
-        format!("{path}: {message}")
-    }
+        format!("{}: {message}", echo_capped(&path))
+    };
+    cut_to(&text, MAX_COMPLAINT_BYTES).into_owned()
 }

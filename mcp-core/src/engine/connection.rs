@@ -1,10 +1,27 @@
-//! One connection over a byte stream (stdio, in-memory pipe): reads newline-delimited
-//! messages, runs requests concurrently under a bound, writes answers as they finish.
+//! One connection over a byte stream (stdio, a socket, an in-memory pipe): reads
+//! newline-delimited messages, runs requests concurrently under a bound, writes answers as they
+//! finish.
+//!
+//! Every resource a peer can make the connection hold is bounded: requests running
+//! ([`ServerOptions::max_in_flight`]), bytes queued for a peer that does not read
+//! ([`ServerOptions::max_outbound_bytes`]: reading stops until the peer catches up), a write that
+//! makes no progress ([`ServerOptions::write_timeout`]: the connection ends), and the wait for
+//! running requests after the input ended ([`ServerOptions::shutdown_grace`]: they are
+//! cancelled). A peer that closed its reading end (a broken pipe) ends the connection at the
+//! first failed write; the requests still running are cancelled.
+//!
+//! [`ServerOptions::max_in_flight`]: crate::lowlevel::ServerOptions::max_in_flight
+//! [`ServerOptions::max_outbound_bytes`]: crate::lowlevel::ServerOptions::max_outbound_bytes
+//! [`ServerOptions::write_timeout`]: crate::lowlevel::ServerOptions::write_timeout
+//! [`ServerOptions::shutdown_grace`]: crate::lowlevel::ServerOptions::shutdown_grace
 
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 
 use super::dispatch::{self, run_hooks, Origin};
 use super::RunningServer;
@@ -15,8 +32,11 @@ use crate::lowlevel::Session;
 use crate::peer::RunningRequests;
 use crate::types::CancelledNotificationParams;
 
-/// Outbound messages buffered per connection before handlers wait for the writer.
-const OUTBOUND_CAPACITY: usize = 1024;
+/// Messages handed to the writer that it has not yet taken into its byte-bounded queue. The
+/// writer takes them at once while the queue is under
+/// [`ServerOptions::max_outbound_bytes`](crate::lowlevel::ServerOptions::max_outbound_bytes);
+/// past it, this channel fills and senders (handlers) wait.
+const OUTBOUND_CAPACITY: usize = 64;
 /// Bytes gathered before one write to the stream.
 const WRITE_BATCH: usize = 64 * 1024;
 
@@ -26,9 +46,13 @@ pub(crate) struct ConnectionConfig {
     pub(crate) surface_internal: bool,
 }
 
-/// Serves one newline-delimited JSON-RPC connection until `reader` ends, then waits for the
-/// requests still running, flushes their answers and returns. The server's lifespan is not
-/// touched (the caller started it and stops it).
+/// Serves one newline-delimited JSON-RPC connection until `reader` ends, then waits (at most
+/// [`ServerOptions::shutdown_grace`](crate::lowlevel::ServerOptions::shutdown_grace)) for the
+/// requests still running, flushes their answers and returns. Ends early, with an error, when a
+/// write to `writer` fails or makes no progress for
+/// [`ServerOptions::write_timeout`](crate::lowlevel::ServerOptions::write_timeout); the requests
+/// still running are then cancelled. The server's lifespan is not touched (the caller started it
+/// and stops it).
 pub async fn serve_connection<S, R, W>(
     server: Arc<RunningServer<S>>,
     reader: R,
@@ -53,6 +77,19 @@ struct Conn<S> {
     /// The requests running, tagged `true` when long-lived (`subscriptions/listen`).
     in_flight: RunningRequests<bool>,
     surface_internal: bool,
+    /// `true` while the writer's queue is full: answers wait before they are sent.
+    room: watch::Receiver<bool>,
+}
+
+/// How the reading half of a connection ended.
+enum Ended {
+    /// End of input (or a read error): what waits for a slot, and the error.
+    Input {
+        parked: Option<Work>,
+        error: Option<std::io::Error>,
+    },
+    /// The writer failed: the peer closed its end, or read nothing for the write timeout.
+    Output(std::io::Error),
 }
 
 pub(crate) async fn serve_lines<S, R, W>(
@@ -67,92 +104,131 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let options = server.server.options.clone();
-    let max_in_flight = options.max_in_flight.clamp(1, Semaphore::MAX_PERMITS);
+    let max_in_flight = options
+        .max_in_flight
+        .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
     let permits = Arc::new(Semaphore::new(max_in_flight));
     let (sink, rx) = mpsc::channel(OUTBOUND_CAPACITY);
     let (stop_writer, writer_stopped) = oneshot::channel();
-    let writer_task = tokio::spawn(write_lines(rx, writer, writer_stopped));
+    let (room_tx, mut room) = watch::channel(false);
+    let limits = WriteLimits {
+        max_bytes: options.max_outbound_bytes.max(1),
+        timeout: options.write_timeout,
+    };
+    let mut writer_task = tokio::spawn(write_lines(rx, writer, writer_stopped, limits, room_tx));
     let conn = Arc::new(Conn {
         session: Session::new(config.kind, sink.clone()),
         server,
         sink,
         in_flight: RunningRequests::default(),
         surface_internal: config.surface_internal,
+        room: room.clone(),
     });
 
+    // Dropped (the caller gave up on the connection) or done: nothing outlives it.
+    let _cleanup = Cleanup {
+        conn: conn.clone(),
+        writer: writer_task.abort_handle(),
+    };
+
     let mut lines = LineReader::new(reader, options.max_message_bytes);
-    let mut read_error = None;
-    // A request that arrived when every slot was taken. While it waits, the reader goes on
-    // reading, so responses to the server's own requests and cancellations still get through;
-    // a second request stops the reading until a slot frees (backpressure).
-    let mut parked: Option<Work> = None;
-    loop {
-        let frame = match parked.take() {
-            None => lines.next().await,
-            Some(work) => {
-                tokio::select! {
-                    biased;
-                    permit = permits.clone().acquire_owned() => {
-                        let Ok(permit) = permit else { break };
-                        conn.start(work, permit).await;
-                        continue;
-                    }
-                    frame = lines.next() => {
-                        parked = Some(work);
-                        frame
-                    }
-                }
-            }
-        };
-        let work = match frame {
-            Ok(Some(Frame::Line(bytes))) => conn.route(&bytes).await,
-            Ok(Some(Frame::TooLong)) => {
-                let e = McpError::invalid_request(format!(
-                    "Invalid request: message exceeds {} bytes",
-                    options.max_message_bytes
-                ));
-                conn.send(jsonrpc::encode_error(None, &e.to_wire(false)))
-                    .await;
-                None
-            }
-            Ok(None) => break,
-            Err(e) => {
-                read_error = Some(e);
-                break;
-            }
-        };
-        let Some(work) = work else { continue };
-        if let Some(waiting) = parked.take() {
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                break;
-            };
-            conn.start(waiting, permit).await;
-        }
-        match permits.clone().try_acquire_owned() {
-            Ok(permit) => conn.start(work, permit).await,
-            Err(_) => parked = Some(work),
-        }
-    }
+    let reading = conn.read_all(&mut lines, &permits, &mut room, options.max_message_bytes);
+    let mut ended = tokio::select! {
+        ended = reading => ended,
+        written = &mut writer_task => Ended::Output(writer_failure(written)),
+    };
 
     // The peer is gone: nothing it could still answer will arrive, long-lived streams end now,
-    // and everything else finishes first.
+    // and everything else finishes first, within the grace period.
     conn.session.mark_closed();
-    if let Some(work) = parked.take() {
-        if let Ok(permit) = permits.clone().acquire_owned().await {
-            conn.start(work, permit).await;
-        }
+    let mut read_error = None;
+    if let Ended::Input { parked, error } = ended {
+        read_error = error;
+        let grace = options.shutdown_grace;
+        let finish = async {
+            if let Some(work) = parked {
+                if let Ok(permit) = permits.clone().acquire_owned().await {
+                    conn.start(work, permit).await;
+                }
+            }
+            conn.abort_long_lived();
+            let _all = permits.acquire_many(max_in_flight as u32).await;
+        };
+        ended = tokio::select! {
+            finished = tokio::time::timeout(grace, finish) => {
+                if finished.is_err() {
+                    tracing::warn!(
+                        connection = config.kind,
+                        grace_ms = grace.as_millis() as u64,
+                        "input ended; requests still running after the shutdown grace are cancelled"
+                    );
+                    conn.in_flight.cancel_where(|_| true);
+                }
+                Ended::Input { parked: None, error: None }
+            }
+            written = &mut writer_task => Ended::Output(writer_failure(written)),
+        };
     }
-    conn.abort_long_lived();
-    let _all = permits.acquire_many(max_in_flight as u32).await;
+    if let Ended::Output(e) = &ended {
+        tracing::warn!(
+            connection = config.kind,
+            error = %e,
+            "could not write to the peer (it closed its end or reads nothing); running requests are cancelled and the connection ends"
+        );
+        conn.in_flight.cancel_where(|_| true);
+    }
     if conn.session.was_connected() {
         run_hooks(&conn.server.server.on_close, &conn.session);
     }
-    let _ = stop_writer.send(());
-    let write_result = writer_task.await.unwrap_or(Ok(()));
+    let write_result = match ended {
+        Ended::Output(e) => Err(e),
+        Ended::Input { .. } => {
+            let _ = stop_writer.send(());
+            writer_task
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+        }
+    };
     match read_error {
         Some(e) => Err(e),
         None => write_result,
     }
+}
+
+/// Cancels what still runs of a connection and stops its writer when `serve_lines` returns or
+/// is dropped.
+struct Cleanup<S: Send + Sync + 'static> {
+    conn: Arc<Conn<S>>,
+    writer: tokio::task::AbortHandle,
+}
+
+impl<S: Send + Sync + 'static> Drop for Cleanup<S> {
+    fn drop(&mut self) {
+        self.conn.in_flight.cancel_where(|_| true);
+        self.writer.abort();
+    }
+}
+
+/// Why the writer task ended before it was told to stop.
+fn writer_failure(written: Result<std::io::Result<()>, tokio::task::JoinError>) -> std::io::Error {
+    match written {
+        Ok(Err(e)) => std::io::Error::new(e.kind(), format!("could not write to the peer: {e}")),
+        Ok(Ok(())) => std::io::Error::other("the writer stopped"),
+        Err(e) => std::io::Error::other(e),
+    }
+}
+
+/// Waits until the writer has room, then reads the next frame. Cancel-safe.
+async fn next_frame<R: AsyncRead + Unpin>(
+    lines: &mut LineReader<R>,
+    room: &mut watch::Receiver<bool>,
+) -> std::io::Result<Option<Frame>> {
+    // Backpressure: a peer that does not read its answers gets no more requests read.
+    if room.wait_for(|over| !*over).await.is_err() {
+        // The writer is gone; the caller sees why through the writer task.
+        std::future::pending::<()>().await;
+    }
+    lines.next().await
 }
 
 /// A message that needs a slot to run.
@@ -176,6 +252,79 @@ impl<S: Send + Sync + 'static> Conn<S> {
             sink: &self.sink,
             surface_internal: self.surface_internal,
             http: None,
+        }
+    }
+
+    /// Reads and routes messages until the input ends. A request that arrives when every
+    /// slot is taken waits ("parked"); while it waits, the reader goes on reading, so responses
+    /// to the server's own requests and cancellations still get through; a second request stops
+    /// the reading until a slot frees (backpressure). Reading also stops while the writer's
+    /// queue is full.
+    async fn read_all<R: AsyncRead + Unpin>(
+        self: &Arc<Self>,
+        lines: &mut LineReader<R>,
+        permits: &Arc<Semaphore>,
+        room: &mut watch::Receiver<bool>,
+        max_message_bytes: usize,
+    ) -> Ended {
+        let mut parked: Option<Work> = None;
+        loop {
+            let frame = match parked.take() {
+                None => next_frame(lines, room).await,
+                Some(work) => {
+                    tokio::select! {
+                        biased;
+                        permit = permits.clone().acquire_owned() => {
+                            let Ok(permit) = permit else {
+                                return Ended::Input { parked: None, error: None };
+                            };
+                            self.start(work, permit).await;
+                            continue;
+                        }
+                        frame = next_frame(lines, room) => {
+                            parked = Some(work);
+                            frame
+                        }
+                    }
+                }
+            };
+            let work = match frame {
+                Ok(Some(Frame::Line(bytes))) => self.route(&bytes).await,
+                Ok(Some(Frame::TooLong)) => {
+                    let e = McpError::invalid_request(format!(
+                        "Invalid request: message exceeds {max_message_bytes} bytes"
+                    ));
+                    self.send(jsonrpc::encode_error(None, &e.to_wire(false)))
+                        .await;
+                    None
+                }
+                Ok(None) => {
+                    return Ended::Input {
+                        parked,
+                        error: None,
+                    }
+                }
+                Err(e) => {
+                    return Ended::Input {
+                        parked,
+                        error: Some(e),
+                    }
+                }
+            };
+            let Some(work) = work else { continue };
+            if let Some(waiting) = parked.take() {
+                let Ok(permit) = permits.clone().acquire_owned().await else {
+                    return Ended::Input {
+                        parked: None,
+                        error: None,
+                    };
+                };
+                self.start(waiting, permit).await;
+            }
+            match permits.clone().try_acquire_owned() {
+                Ok(permit) => self.start(work, permit).await,
+                Err(_) => parked = Some(work),
+            }
         }
     }
 
@@ -256,6 +405,9 @@ impl<S: Send + Sync + 'static> Conn<S> {
             tokio::spawn(async move {
                 let line =
                     dispatch::handle_request(conn.origin(), task_id.clone(), method, params).await;
+                // The answer waits, in its slot, until the writer's queue has room: a peer that
+                // reads nothing holds at most one answer per slot beyond the queue.
+                let _ = conn.room.clone().wait_for(|over| !*over).await;
                 conn.in_flight.finish(&task_id);
                 conn.send(line).await;
                 drop(permit);
@@ -289,55 +441,177 @@ impl<S: Send + Sync + 'static> Conn<S> {
     }
 }
 
-/// Appends one message and its newline; the empty "close the stream" marker of
-/// `RequestContext::close_stream` means nothing on a byte stream and is skipped.
-fn push_line(buf: &mut Vec<u8>, line: &str) {
-    if !line.is_empty() {
-        buf.extend_from_slice(line.as_bytes());
-        buf.push(b'\n');
-    }
+/// The writer's bounds (from [`ServerOptions`](crate::lowlevel::ServerOptions)).
+struct WriteLimits {
+    /// Bytes queued before the writer stops taking messages.
+    max_bytes: usize,
+    /// How long a write may make no progress.
+    timeout: Duration,
 }
 
-/// Moves queued lines into `buf`, up to the batch size.
-fn drain(rx: &mut mpsc::Receiver<String>, buf: &mut Vec<u8>) {
-    while buf.len() < WRITE_BATCH {
-        match rx.try_recv() {
-            Ok(line) => push_line(buf, &line),
-            Err(_) => break,
-        }
-    }
-}
-
+/// Writes queued messages to the stream in batches until told to stop, then writes what is
+/// left, flushes and shuts the stream down.
+///
+/// It takes messages from `rx` into its own queue while that holds fewer than
+/// `limits.max_bytes` bytes (`room` says `true` when it is full, for the reader to stop
+/// reading). A write that makes no progress for `limits.timeout` fails with `TimedOut`.
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut rx: mpsc::Receiver<String>,
     mut writer: W,
     mut stop: oneshot::Receiver<()>,
+    limits: WriteLimits,
+    room: watch::Sender<bool>,
 ) -> std::io::Result<()> {
-    let mut buf = Vec::with_capacity(WRITE_BATCH);
+    let mut queue = Outbox::default();
+    let mut batch: Vec<u8> = Vec::with_capacity(WRITE_BATCH);
+    let mut written = 0;
+    let mut unflushed = false;
+    let mut stopping = false;
+    let deadline = tokio::time::sleep_until(after(limits.timeout));
+    tokio::pin!(deadline);
     loop {
-        let first = tokio::select! {
-            biased;
-            line = rx.recv() => line,
-            _ = &mut stop => None,
-        };
-        let Some(line) = first else {
-            while let Ok(line) = rx.try_recv() {
-                push_line(&mut buf, &line);
+        if stopping {
+            while queue.bytes < limits.max_bytes {
+                let Ok(line) = rx.try_recv() else { break };
+                queue.push(line);
             }
-            writer.write_all(&buf).await?;
-            writer.flush().await?;
-            return writer.shutdown().await;
-        };
-        push_line(&mut buf, &line);
-        drain(&mut rx, &mut buf);
-        if buf.len() < WRITE_BATCH && rx.is_empty() {
-            // Let handlers that are about to answer run first, then write their answers in
-            // the same system call (a yield costs far less than a write).
-            tokio::task::yield_now().await;
-            drain(&mut rx, &mut buf);
         }
-        writer.write_all(&buf).await?;
-        writer.flush().await?;
-        buf.clear();
+        if written == batch.len() && !queue.lines.is_empty() {
+            if batch.capacity() > 2 * WRITE_BATCH {
+                // A large message went out: give its memory back.
+                batch = Vec::with_capacity(WRITE_BATCH);
+            }
+            batch.clear();
+            written = 0;
+            queue.fill(&mut batch);
+            deadline.as_mut().reset(after(limits.timeout));
+        }
+        let pending = queue.bytes + (batch.len() - written);
+        room.send_if_modified(|over| {
+            let now = pending >= limits.max_bytes;
+            std::mem::replace(over, now) != now
+        });
+        let writing = written < batch.len();
+        if stopping && !writing && queue.lines.is_empty() && rx.is_empty() {
+            let close = async {
+                writer.flush().await?;
+                writer.shutdown().await
+            };
+            return match tokio::time::timeout(limits.timeout, close).await {
+                Ok(closed) => closed,
+                Err(_) => Err(stalled(limits.timeout)),
+            };
+        }
+        let accepting = !stopping && pending < limits.max_bytes;
+        tokio::select! {
+            biased;
+            line = rx.recv(), if accepting => {
+                let Some(line) = line else {
+                    stopping = true;
+                    continue;
+                };
+                let idle = !writing && queue.lines.is_empty();
+                queue.push(line);
+                queue.take(&mut rx, limits.max_bytes);
+                if idle && queue.bytes < WRITE_BATCH && rx.is_empty() {
+                    // Let handlers that are about to answer run first, then write their
+                    // answers in the same system call (a yield costs far less than a write).
+                    tokio::task::yield_now().await;
+                    queue.take(&mut rx, limits.max_bytes);
+                }
+            }
+            _ = &mut stop, if !stopping => stopping = true,
+            // Cancel-safe: when another branch wins, nothing was written.
+            done = write_or_flush(&mut writer, &batch[written..]), if writing || unflushed => {
+                match done? {
+                    Some(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                    Some(n) => {
+                        written += n;
+                        unflushed = true;
+                        deadline.as_mut().reset(after(limits.timeout));
+                    }
+                    None => unflushed = false,
+                }
+            }
+            _ = &mut deadline, if writing || unflushed => return Err(stalled(limits.timeout)),
+        }
+    }
+}
+
+/// The error of a write that made no progress for `timeout`.
+fn stalled(timeout: Duration) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!("the peer read nothing for {} ms", timeout.as_millis()),
+    )
+}
+
+/// Writes some of `rest`, or flushes when it is empty; `None` after a flush.
+async fn write_or_flush<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    rest: &[u8],
+) -> std::io::Result<Option<usize>> {
+    if rest.is_empty() {
+        writer.flush().await.map(|()| None)
+    } else {
+        writer.write(rest).await.map(Some)
+    }
+}
+
+/// `duration` from now (a duration too long to add means "never").
+fn after(duration: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(duration)
+        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400))
+}
+
+/// The writer's queue of whole messages, with their size in bytes (newlines included).
+#[derive(Default)]
+struct Outbox {
+    lines: VecDeque<String>,
+    bytes: usize,
+}
+
+impl Outbox {
+    /// Queues one message; the empty "close the stream" marker of
+    /// `RequestContext::close_stream` means nothing on a byte stream and is skipped.
+    fn push(&mut self, line: String) {
+        if !line.is_empty() {
+            self.bytes += line.len() + 1;
+            self.lines.push_back(line);
+        }
+    }
+
+    /// Takes what is already waiting in `rx`, while under `max` bytes.
+    fn take(&mut self, rx: &mut mpsc::Receiver<String>, max: usize) {
+        while self.bytes < max {
+            match rx.try_recv() {
+                Ok(line) => self.push(line),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Moves whole messages into the empty `batch` (at least one), up to the batch size. A
+    /// message of a batch or more goes alone and becomes the batch itself, without a copy.
+    fn fill(&mut self, batch: &mut Vec<u8>) {
+        while let Some(line) = self.lines.pop_front() {
+            let big = line.len() >= WRITE_BATCH;
+            if big && !batch.is_empty() {
+                self.lines.push_front(line);
+                return;
+            }
+            self.bytes -= line.len() + 1;
+            if big {
+                *batch = line.into_bytes();
+                batch.push(b'\n');
+                return;
+            }
+            batch.extend_from_slice(line.as_bytes());
+            batch.push(b'\n');
+            if batch.len() >= WRITE_BATCH {
+                return;
+            }
+        }
     }
 }

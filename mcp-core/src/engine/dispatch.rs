@@ -127,7 +127,13 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
     if method == "notifications/initialized" {
         origin.session.mark_initialized_notified();
     }
-    let info = match era::modern_envelope(meta.as_ref()) {
+    // A notification is never answered: inside a 2025 session its 2026 envelope (if any) is
+    // ignored and it is served with the session's settings (one session, one era).
+    let envelope = match origin.session.is_initialized() {
+        true => None,
+        false => era::modern_envelope(meta.as_ref()),
+    };
+    let info = match envelope {
         Some(Ok(env)) => modern_call(&origin, None, method, meta, env),
         _ => session_call(&origin, None, method, meta),
     };
@@ -152,12 +158,31 @@ fn next<S: Send + Sync + 'static>(index: usize) -> Next<S> {
 
 /// Decides the era of a request and gathers what its context needs, in the order of the spec:
 /// a 2026 envelope is validated first (-32602, -32022), then removed methods (-32601).
+///
+/// One session, one era: inside a session opened by `initialize` (2025, on any transport) a
+/// request whose `_meta` carries a 2026 envelope is refused with `-32600` before its envelope
+/// is read; it would otherwise be served with another era's semantics (and another client's
+/// identity and capabilities) in the middle of a 2025 conversation. The other way round is
+/// allowed on a connection: a client may probe with a 2026 request and, when it must, fall back
+/// to `initialize`, which then fixes the connection's era to 2025.
 fn classify<S: Send + Sync + 'static>(
     origin: &Origin<'_, S>,
     id: &RequestId,
     method: String,
     meta: Option<Meta>,
 ) -> Result<CallInfo<S>, (String, McpError)> {
+    if origin.session.is_initialized() && era::carries_modern_envelope(meta.as_ref()) {
+        let e = McpError::invalid_request(format!(
+            "Invalid request: this is a {} session opened by initialize; a request carrying a \
+             {} _meta envelope cannot be served in it",
+            origin
+                .session
+                .protocol_version()
+                .unwrap_or_else(|| era::LATEST_LEGACY_VERSION.into()),
+            era::LATEST_PROTOCOL_VERSION,
+        ));
+        return Err((method, e));
+    }
     match era::modern_envelope(meta.as_ref()) {
         Some(Err(e)) => Err((method, e)),
         Some(Ok(env)) => {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::McpError;
+use crate::error::{echo_capped, McpError};
 use crate::types::{CreateMessageResult, ElicitResult, ListRootsResult, Root};
 
 /// The user's response to a form.
@@ -83,5 +83,9 @@ impl Answers {
 
 /// `-32602 Invalid inputResponses: <key>: <reason>`.
 pub(crate) fn invalid_answer(key: &str, reason: &str) -> McpError {
-    McpError::invalid_params(format!("Invalid inputResponses: `{key}`: {reason}"))
+    McpError::invalid_params(format!(
+        "Invalid inputResponses: `{}`: {}",
+        echo_capped(key),
+        echo_capped(reason)
+    ))
 }

@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::error::McpError;
+use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::types::Meta;
 
 /// The `params` of an inbound message. Raw text until decoded; middleware may replace it.
@@ -62,7 +62,13 @@ impl Params {
             Repr::Raw(raw) => serde_json::from_str(raw.get()),
             Repr::Value(v) => T::deserialize(v),
         };
-        result.map_err(|e| invalid_params(&e))
+        result.map_err(|e| {
+            let source = match &self.repr {
+                Repr::Raw(raw) => Some(raw.get()),
+                _ => None,
+            };
+            invalid_params(&e, source)
+        })
     }
 
     /// The params as a JSON value (`Value::Null` when absent).
@@ -119,14 +125,20 @@ impl Params {
     }
 }
 
-/// `-32602 Invalid params: <serde's reason without the line/column suffix>`.
-fn invalid_params(e: &serde_json::Error) -> McpError {
+/// `-32602 Invalid params: <serde's reason without the line/column suffix>`, with integers the
+/// client wrote out of range quoted as written (when the raw `source` is at hand) and the reason
+/// capped by [`echo_capped`] (serde quotes the offending string whole).
+fn invalid_params(e: &serde_json::Error, source: Option<&str>) -> McpError {
     let text = e.to_string();
     let reason = match text.find(" at line ") {
         Some(i) => &text[..i],
         None => &text,
     };
-    McpError::invalid_params(format!("Invalid params: {reason}"))
+    let reason = match source {
+        Some(source) => restore_written_integers(reason, source),
+        None => reason.to_owned(),
+    };
+    McpError::invalid_params(format!("Invalid params: {}", echo_capped(&reason)))
 }
 
 /// What the transports look at before dispatch (the envelope, the routed name, the arguments),

@@ -41,6 +41,22 @@ pub struct ServerOptions {
     /// How long a 2025 handler waits for the client to answer an input request
     /// (`elicitation/create`, `sampling/createMessage`, `roots/list`). Default 5 minutes.
     pub input_timeout: std::time::Duration,
+    /// Bytes of answers and notifications a byte-stream connection (stdio, [`Lines`] sockets
+    /// served with `serve_connection`, in-memory) queues for a peer that does not read them.
+    /// When reached, the connection stops reading new messages (backpressure) and handlers wait
+    /// to send until the peer reads; one message larger than the bound is still queued whole.
+    /// Default 1 MiB (hyper's write buffer is 400 KiB; batches are written 64 KiB at a time).
+    ///
+    /// [`Lines`]: crate::transport::Lines
+    pub max_outbound_bytes: usize,
+    /// How long a write to a byte-stream connection may make no progress (the peer reads
+    /// nothing) before the connection is ended: its running requests are cancelled and
+    /// `serve_stdio` returns an error (`TimedOut`). Default 30 seconds.
+    pub write_timeout: std::time::Duration,
+    /// How long a byte-stream connection waits, once its input ended (end of stdin), for the
+    /// requests still running; those still running then are cancelled (they get no answer) and
+    /// the connection ends. Default 10 seconds.
+    pub shutdown_grace: std::time::Duration,
 }
 
 impl Default for ServerOptions {
@@ -50,6 +66,9 @@ impl Default for ServerOptions {
             max_message_bytes: 4 * 1024 * 1024,
             surface_internal_errors: false,
             input_timeout: std::time::Duration::from_secs(300),
+            max_outbound_bytes: 1024 * 1024,
+            write_timeout: std::time::Duration::from_secs(30),
+            shutdown_grace: std::time::Duration::from_secs(10),
         }
     }
 }

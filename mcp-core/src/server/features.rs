@@ -9,7 +9,7 @@ use super::completion::MAX_COMPLETIONS;
 use super::registry::{snapshot, Registry};
 use super::resources::ReadFailure;
 use crate::era::Era;
-use crate::error::{codes, McpError};
+use crate::error::{codes, echo_capped, McpError};
 use crate::lowlevel::{RequestContext, Server};
 use crate::types::*;
 
@@ -98,7 +98,7 @@ pub fn not_found(era: Era, uri: &str) -> McpError {
         Era::Modern => codes::INVALID_PARAMS,
         Era::Legacy => codes::RESOURCE_NOT_FOUND,
     };
-    McpError::new(code, "Resource not found").with_data(json!({ "uri": uri }))
+    McpError::new(code, "Resource not found").with_data(json!({ "uri": echo_capped(uri) }))
 }
 
 async fn get_prompt<S: Send + Sync + 'static>(
@@ -109,7 +109,9 @@ async fn get_prompt<S: Send + Sync + 'static>(
     let def = snapshot(&registry.prompts)
         .into_iter()
         .find(|p| p.prompt.name == params.name)
-        .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+        .ok_or_else(|| {
+            McpError::invalid_params(format!("Unknown prompt: {}", echo_capped(&params.name)))
+        })?;
     let args: BTreeMap<String, String> = params.arguments.unwrap_or_default();
     for arg in def.prompt.arguments.iter().flatten() {
         if arg.required == Some(true) && !args.contains_key(&arg.name) {

@@ -12,7 +12,7 @@ use super::resources::{IntoResource, ResourceDef};
 use super::tool::{IntoTool, IntoTools, ToolSet};
 use crate::engine::unwind::CatchUnwind;
 use crate::era::Era;
-use crate::error::McpError;
+use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::events::{Event, EventBus};
 use crate::lowlevel::{erase_request, RequestContext, Server};
 use crate::serve::IntoServer;
@@ -305,7 +305,7 @@ fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Ar
     let reg = registry.clone();
     server.set_request_handler(
         "tools/call",
-        erase_request(move |ctx: RequestContext<S>, p: CallToolRequestParams| {
+        erase_request(move |ctx: RequestContext<S>, p: ToolCall| {
             let reg = reg.clone();
             async move { call_tool(&reg, ctx, p).await }
         }),
@@ -317,19 +317,57 @@ fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Ar
     });
 }
 
+/// `tools/call` params as the high-level server reads them: every field of
+/// [`CallToolRequestParams`] checked as usual, and `arguments` kept as written, so that a present
+/// `arguments` that is not an object (`null` included) is `-32602` like any other wrong params,
+/// and error texts can quote numbers as the client wrote them.
+#[derive(serde::Deserialize)]
+struct ToolCall {
+    #[serde(default, deserialize_with = "present")]
+    arguments: Option<Box<serde_json::value::RawValue>>,
+    #[serde(flatten)]
+    params: CallToolRequestParams,
+}
+
+/// A field that is present, `null` included (an `Option` alone reads `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Box<serde_json::value::RawValue>>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
 async fn call_tool<S: Send + Sync + 'static>(
     registry: &Registry<S>,
     ctx: RequestContext<S>,
-    params: CallToolRequestParams,
+    call: ToolCall,
 ) -> Result<CallToolResult, McpError> {
-    let name = params.name;
+    let name = call.params.name;
     let Some(def) = registry.get(&name) else {
-        return Ok(CallToolResult::error(format!("Unknown tool: {name}")));
+        return Ok(CallToolResult::error(format!(
+            "Unknown tool: {}",
+            echo_capped(&name)
+        )));
     };
-    let mut args = Value::Object(params.arguments.unwrap_or_default());
+    let source = call.arguments.as_deref().map(|raw| raw.get()).unwrap_or("");
+    let mut args = match call.arguments.as_deref() {
+        None => Value::Object(JsonObject::new()),
+        Some(raw) => match serde_json::from_str::<JsonObject>(raw.get()) {
+            Ok(map) => Value::Object(map),
+            Err(e) => {
+                let text = e.to_string();
+                let reason = text.find(" at line ").map_or(&*text, |i| &text[..i]);
+                return Err(McpError::invalid_params(format!(
+                    "Invalid params: arguments: {}",
+                    echo_capped(reason)
+                )));
+            }
+        },
+    };
     if let Some(validator) = &def.input {
         if let Err(reason) = validator.validate(&args) {
-            return Ok(CallToolResult::error(reason));
+            return Ok(CallToolResult::error(restore_written_integers(
+                &reason, source,
+            )));
         }
     }
     let args = match args.take() {
@@ -341,6 +379,11 @@ async fn call_tool<S: Send + Sync + 'static>(
     let mut result = match CatchUnwind::new((def.handler)(ctx, args)).await {
         Ok(Ok(result)) => result,
         Ok(Err(ErrorRoute::Tool(message))) => return Ok(CallToolResult::error(message)),
+        Ok(Err(ErrorRoute::Argument(message))) => {
+            return Ok(CallToolResult::error(restore_written_integers(
+                &message, source,
+            )))
+        }
         Ok(Err(ErrorRoute::Protocol(e))) => return Err(e),
         Ok(Err(ErrorRoute::Internal(detail))) => {
             tracing::error!(tool = %name, error = %detail, "tool failed");

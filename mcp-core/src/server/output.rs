@@ -162,6 +162,9 @@ fn structured<T: Serialize>(value: T) -> CallToolResult {
 pub enum ErrorRoute {
     /// The model reads it (`isError`).
     Tool(String),
+    /// An argument did not decode: the model reads it (`isError`), with integers the client
+    /// wrote out of range quoted as written.
+    Argument(String),
     /// A JSON-RPC error.
     Protocol(McpError),
     /// Logged; the model reads `Error executing tool <name>`.

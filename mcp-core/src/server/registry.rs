@@ -12,7 +12,7 @@ use super::resources::ResourceDef;
 use super::subscriptions::Subscribers;
 use super::tool::ToolDef;
 use crate::era::Era;
-use crate::error::McpError;
+use crate::error::{echo_capped, McpError};
 use crate::events::{BusCell, Event};
 
 struct ToolSet<S> {
@@ -193,7 +193,9 @@ impl<S: Send + Sync + 'static> Registry<S> {
                 .parse::<usize>()
                 .ok()
                 .filter(|&n| n <= page.len())
-                .ok_or_else(|| McpError::invalid_params(format!("Invalid cursor: {c}")))?,
+                .ok_or_else(|| {
+                    McpError::invalid_params(format!("Invalid cursor: {}", echo_capped(c)))
+                })?,
         };
         let end = start.saturating_add(size).min(page.len());
         let mut result = json!({ "tools": &page[start..end] });

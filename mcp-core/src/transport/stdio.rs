@@ -1,5 +1,15 @@
 //! stdio: newline-delimited JSON-RPC on stdin/stdout. stdout carries protocol messages only;
-//! logs go to stderr. End of stdin ends the connection once in-flight requests have finished.
+//! logs go to stderr.
+//!
+//! End of stdin ends the connection once in-flight requests have finished, or after
+//! [`ServerOptions::shutdown_grace`](crate::lowlevel::ServerOptions::shutdown_grace) (10 s by
+//! default), when those still running are cancelled. A client that closes the server's stdout
+//! (a broken pipe), or reads nothing from it for
+//! [`ServerOptions::write_timeout`](crate::lowlevel::ServerOptions::write_timeout) (30 s), ends
+//! the connection at once: running requests are cancelled and [`serve_stdio`] returns the write
+//! error. Answers a client has not read yet are queued up to
+//! [`ServerOptions::max_outbound_bytes`](crate::lowlevel::ServerOptions::max_outbound_bytes)
+//! (1 MiB); past that the server reads no more requests until the client reads.
 
 use crate::engine::connection::{serve_lines, ConnectionConfig};
 use crate::engine::RunningServer;
@@ -8,7 +18,10 @@ use crate::lowlevel::Server;
 use crate::serve::IntoServer;
 
 /// Serves `server` (a low-level [`Server`](crate::lowlevel::Server) or anything that converts
-/// into one) on this process's stdin and stdout until stdin closes.
+/// into one) on this process's stdin and stdout until stdin closes (then `Ok`), or until stdout
+/// cannot be written (then the write error: `BrokenPipe` when the client closed it, `TimedOut`
+/// when it read nothing for the write timeout). The bounds are
+/// [`ServerOptions`](crate::lowlevel::ServerOptions) fields.
 ///
 /// ```no_run
 /// # async fn run() -> mcp_core::Result<()> {

@@ -111,3 +111,14 @@ pub struct EmptyResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+/// `deserialize_with` for an optional field that, when present, must be a `T`: absent is
+/// `None` (with `#[serde(default)]`), but an explicit `null` is refused as a type error instead
+/// of being read as absent (`"arguments": null` is not an object).
+pub(crate) fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}

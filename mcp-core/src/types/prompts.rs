@@ -73,8 +73,12 @@ pub struct ListPromptsResult {
 pub struct GetPromptRequestParams {
     /// The prompt's name.
     pub name: String,
-    /// Argument values (strings).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Argument values (strings). Absent reads as `None`; when present it must be an object.
+    #[serde(
+        default,
+        deserialize_with = "super::common::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub arguments: Option<std::collections::BTreeMap<String, String>>,
     /// 2026-07-28: answers to an earlier `input_required` result.
     #[serde(default, skip_serializing_if = "Option::is_none")]

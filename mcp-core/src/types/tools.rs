@@ -127,8 +127,13 @@ pub struct ListToolsResult {
 pub struct CallToolRequestParams {
     /// The tool's name.
     pub name: String,
-    /// The arguments (not validated by the low-level server).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The arguments (not validated by the low-level server). Absent reads as
+    /// `None`; when present it must be an object (`null` is an invalid-params error).
+    #[serde(
+        default,
+        deserialize_with = "super::common::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub arguments: Option<JsonObject>,
     /// 2025-11-25 task augmentation.
     #[serde(default, skip_serializing_if = "Option::is_none")]

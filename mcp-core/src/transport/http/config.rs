@@ -27,6 +27,39 @@ pub struct HttpConfig {
     pub path: String,
     /// 2025 sessions open at once; an `initialize` beyond it gets 503. Default 10,000.
     pub max_sessions: usize,
+    /// 2025 sessions one client may hold at once (a client is the authenticated principal, or
+    /// else the peer's IP address), so that one peer cannot take every session: an
+    /// `initialize` beyond it gets 503 with a JSON-RPC error (-32603). Default 0, which means
+    /// an eighth of [`max_sessions`](Self::max_sessions) (at least 1): 1,250 with the default
+    /// cap. Behind a reverse proxy every client has the proxy's address: authenticate, or
+    /// raise this.
+    pub max_sessions_per_client: usize,
+    /// Bytes of SSE events one 2025 session keeps for `Last-Event-ID` replay (at most
+    /// 1,024 events in any case); the oldest go first, and a replay asking for dropped events
+    /// gets 410 Gone with a JSON-RPC error. An event larger than this is sent but not kept.
+    /// Default 4 MiB.
+    pub event_store_session_bytes: usize,
+    /// Bytes of replayable events kept across every session of the endpoint; a session that
+    /// would go past it drops its own oldest events (or does not keep the new one). Default
+    /// 64 MiB.
+    pub event_store_total_bytes: usize,
+    /// Bytes of SSE frames queued for one response body that the client has not read yet;
+    /// past it the request's messages wait (a 2025 request keeps running and stores its events
+    /// for replay). Default 1 MiB.
+    pub stream_buffer_bytes: usize,
+    /// A response the client does not read for this long is given up: the body ends and
+    /// (under [`serve_http_on`](super::serve_http_on)) the connection is closed. A 2025
+    /// request goes on and stores its events for a `Last-Event-ID` replay. Default 30 s.
+    pub write_timeout: Duration,
+    /// [`serve_http_on`](super::serve_http_on): how long a client may take to send a request's
+    /// headers, counted from when the server starts waiting for them, which is also how long
+    /// an idle keep-alive connection is kept waiting for its next request; then the connection
+    /// is closed. Default 30 s.
+    pub header_read_timeout: Duration,
+    /// [`serve_http_on`](super::serve_http_on): connections served at once. At the cap the
+    /// server stops accepting until one closes (new clients wait in the listen backlog).
+    /// Default 512 (keep it below the process's open-files limit).
+    pub max_connections: usize,
     /// OAuth 2.1 protection: Protected Resource Metadata, bearer tokens, scopes, audience.
     /// Default `None`: the endpoint is open (anyone who can reach it may call it).
     pub auth: Option<crate::auth::ResourceServer>,
@@ -40,6 +73,15 @@ pub(crate) fn loopback() -> Vec<String> {
 }
 
 impl HttpConfig {
+    /// The share of one client: [`max_sessions_per_client`](Self::max_sessions_per_client),
+    /// or an eighth of [`max_sessions`](Self::max_sessions) when it is 0.
+    pub(crate) fn sessions_per_client(&self) -> usize {
+        match self.max_sessions_per_client {
+            0 => (self.max_sessions / 8).max(1),
+            n => n,
+        }
+    }
+
     /// Protects the endpoint with `auth` (see [`ResourceServer`](crate::auth::ResourceServer)).
     pub fn auth(mut self, auth: crate::auth::ResourceServer) -> Self {
         self.auth = Some(auth);
@@ -59,6 +101,13 @@ impl Default for HttpConfig {
             session_queue: 256,
             path: "/mcp".to_owned(),
             max_sessions: 10_000,
+            max_sessions_per_client: 0,
+            event_store_session_bytes: 4 * 1024 * 1024,
+            event_store_total_bytes: 64 * 1024 * 1024,
+            stream_buffer_bytes: 1024 * 1024,
+            write_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(30),
+            max_connections: 512,
             auth: None,
         }
     }

@@ -1,9 +1,18 @@
 //! The bounded event store of a 2025 session: SSE events keep ids (`<stream>-<seq>`) so a client
 //! that lost a stream can reconnect with `GET` + `Last-Event-ID` and get the rest of it.
+//!
+//! Bounded in bytes, per session ([`HttpConfig::event_store_session_bytes`]) and across every
+//! session of the endpoint ([`HttpConfig::event_store_total_bytes`]), and in count
+//! ([`MAX_EVENTS`]); the oldest events of the session go first. Each event is kept as its ready
+//! SSE frame (`Bytes`, shared with the live stream), so a replay copies nothing. A replay that
+//! asks for events already dropped is told so ([`Resume::Gone`]) instead of getting silence.
+//!
+//! [`HttpConfig::event_store_session_bytes`]: super::HttpConfig::event_store_session_bytes
+//! [`HttpConfig::event_store_total_bytes`]: super::HttpConfig::event_store_total_bytes
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use tokio::sync::Notify;
@@ -11,18 +20,55 @@ use tokio::sync::Notify;
 /// Milliseconds a client waits before reconnecting (the SSE `retry` field).
 pub(crate) const RETRY_MS: u64 = 1000;
 
+/// Events kept per session, whatever their size (the byte bounds usually bind first).
+pub(crate) const MAX_EVENTS: usize = 1024;
+
+/// Streams per session whose fate (finished, what was dropped) is remembered; older ones are
+/// forgotten, and a `Last-Event-ID` naming one is answered as gone.
+const MAX_STREAMS: usize = 1024;
+
+/// Frames handed to a replay per look at the store.
+const REPLAY_BATCH: usize = 16;
+
 struct Stored {
     stream: u64,
     seq: u64,
-    data: String,
+    frame: Bytes,
+}
+
+#[derive(Default)]
+struct StreamInfo {
+    /// The highest sequence number dropped from this stream (0: none).
+    dropped_through: u64,
+    finished: bool,
+}
+
+#[derive(Default)]
+struct Inner {
+    events: VecDeque<Stored>,
+    bytes: usize,
+    streams: BTreeMap<u64, StreamInfo>,
+}
+
+/// What a `Last-Event-ID` can get.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// The rest of the stream can be replayed.
+    Ready,
+    /// A stream this session never opened.
+    Unknown,
+    /// Events after the one named were dropped (the bounds): the client lost messages.
+    Gone,
 }
 
 /// Recent events of one session's streams, oldest dropped first.
 pub(crate) struct EventStore {
-    capacity: usize,
+    session_bytes: usize,
+    total_bytes: usize,
+    /// Bytes held by every store of the endpoint.
+    total: Arc<AtomicUsize>,
     next_stream: AtomicU64,
-    events: Mutex<VecDeque<Stored>>,
-    finished: Mutex<HashSet<u64>>,
+    inner: Mutex<Inner>,
     changed: Notify,
 }
 
@@ -31,72 +77,121 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl EventStore {
-    pub(crate) fn new(capacity: usize) -> Self {
+    /// A store holding at most `session_bytes`, and nothing that would take `total` (shared by
+    /// every store of the endpoint) past `total_bytes`.
+    pub(crate) fn new(session_bytes: usize, total_bytes: usize, total: Arc<AtomicUsize>) -> Self {
+        let mut inner = Inner::default();
+        inner.streams.insert(0, StreamInfo::default());
         Self {
-            capacity: capacity.max(1),
+            session_bytes,
+            total_bytes,
+            total,
             next_stream: AtomicU64::new(1),
-            events: Mutex::new(VecDeque::new()),
-            finished: Mutex::new(HashSet::new()),
+            inner: Mutex::new(inner),
             changed: Notify::new(),
         }
     }
 
     /// A new stream id (0 is the standalone GET stream).
     pub(crate) fn open_stream(&self) -> u64 {
-        self.next_stream.fetch_add(1, Ordering::Relaxed)
+        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let mut inner = lock(&self.inner);
+        inner.streams.insert(stream, StreamInfo::default());
+        while inner.streams.len() > MAX_STREAMS {
+            // Forget the oldest stream other than the standalone one (its events go with it).
+            let Some(oldest) = inner.streams.keys().copied().find(|s| *s != 0) else {
+                break;
+            };
+            inner.streams.remove(&oldest);
+            let before = inner.bytes;
+            inner.events.retain(|e| e.stream != oldest);
+            let kept: usize = inner.events.iter().map(|e| e.frame.len()).sum();
+            inner.bytes = kept;
+            self.total.fetch_sub(before - kept, Ordering::Relaxed);
+        }
+        stream
     }
 
-    /// Stores `data` as the next event of `stream`; returns its SSE frame.
-    pub(crate) fn push(&self, stream: u64, seq: u64, data: String) -> Bytes {
-        let frame = frame(stream, seq, &data);
-        let mut events = lock(&self.events);
-        if events.len() == self.capacity {
-            events.pop_front();
+    /// Stores `data` as the event `seq` of `stream`; returns its SSE frame (the same bytes).
+    pub(crate) fn push(&self, stream: u64, seq: u64, data: &str) -> Bytes {
+        let frame = frame(stream, seq, data);
+        let size = frame.len();
+        let mut inner = lock(&self.inner);
+        // Make room: the session's oldest events go first.
+        while !inner.events.is_empty()
+            && (inner.events.len() >= MAX_EVENTS
+                || inner.bytes + size > self.session_bytes
+                || self.total.load(Ordering::Relaxed) + size > self.total_bytes)
+        {
+            if let Some(old) = inner.events.pop_front() {
+                inner.bytes -= old.frame.len();
+                self.total.fetch_sub(old.frame.len(), Ordering::Relaxed);
+                if let Some(info) = inner.streams.get_mut(&old.stream) {
+                    info.dropped_through = info.dropped_through.max(old.seq);
+                }
+            }
         }
-        events.push_back(Stored { stream, seq, data });
-        drop(events);
+        let fits = size <= self.session_bytes
+            && self.total.load(Ordering::Relaxed) + size <= self.total_bytes;
+        if fits {
+            inner.bytes += size;
+            self.total.fetch_add(size, Ordering::Relaxed);
+            inner.events.push_back(Stored {
+                stream,
+                seq,
+                frame: frame.clone(),
+            });
+        } else if let Some(info) = inner.streams.get_mut(&stream) {
+            // Sent live, never kept: a replay past it must say it is gone.
+            info.dropped_through = info.dropped_through.max(seq);
+        }
+        drop(inner);
         self.changed.notify_waiters();
         frame
     }
 
     pub(crate) fn finish(&self, stream: u64) {
-        let mut finished = lock(&self.finished);
-        finished.insert(stream);
-        if finished.len() > self.capacity {
-            // Forget finished streams whose events have all been dropped.
-            let events = lock(&self.events);
-            finished.retain(|s| events.iter().any(|e| e.stream == *s));
+        if let Some(info) = lock(&self.inner).streams.get_mut(&stream) {
+            info.finished = true;
         }
-        drop(finished);
         self.changed.notify_waiters();
     }
 
-    /// True for a stream this store has opened (0 is the standalone stream).
-    pub(crate) fn knows(&self, stream: u64) -> bool {
-        stream < self.next_stream.load(Ordering::Relaxed)
+    /// Whether the events of `stream` after `seq` can be replayed.
+    pub(crate) fn resume(&self, stream: u64, seq: u64) -> Resume {
+        if stream >= self.next_stream.load(Ordering::Relaxed) {
+            return Resume::Unknown;
+        }
+        match lock(&self.inner).streams.get(&stream) {
+            Some(info) if info.dropped_through <= seq => Resume::Ready,
+            // Dropped events, or a stream forgotten altogether.
+            _ => Resume::Gone,
+        }
     }
 
-    /// Events of `stream` after `seq`, and whether the stream has ended.
-    fn after(&self, stream: u64, seq: u64) -> (Vec<Bytes>, u64, bool) {
-        let events = lock(&self.events);
-        let mut last = seq;
-        let frames = events
+    /// Up to [`REPLAY_BATCH`] events of `stream` after `seq` (shared frames, not copies), and
+    /// whether the stream has ended; `None` when events after `seq` were dropped meanwhile.
+    fn after(&self, stream: u64, seq: u64) -> Option<(Vec<(u64, Bytes)>, bool)> {
+        let inner = lock(&self.inner);
+        let info = inner.streams.get(&stream)?;
+        if info.dropped_through > seq {
+            return None;
+        }
+        let frames: Vec<_> = inner
+            .events
             .iter()
             .filter(|e| e.stream == stream && e.seq > seq)
-            .map(|e| {
-                last = last.max(e.seq);
-                frame(e.stream, e.seq, &e.data)
-            })
+            .take(REPLAY_BATCH)
+            .map(|e| (e.seq, e.frame.clone()))
             .collect();
         // The standalone stream (0) replays what is stored and ends: it is never "finished".
-        // A stream whose events were all dropped has nothing more to give either.
-        let done = stream == 0
-            || lock(&self.finished).contains(&stream)
-            || !events.iter().any(|e| e.stream == stream) && seq > 0;
-        (frames, last, done)
+        let done = frames.len() < REPLAY_BATCH && (stream == 0 || info.finished);
+        Some((frames, done))
     }
 
-    /// Replays `stream` after `seq` into `out` until the stream ends (or `out` closes).
+    /// Replays `stream` after `seq` into `out` until the stream ends (or `out` closes, or
+    /// events the client has not seen are dropped: the stream then ends, and the next
+    /// `Last-Event-ID` is told they are gone).
     pub(crate) async fn replay(
         &self,
         stream: u64,
@@ -107,9 +202,12 @@ impl EventStore {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let wait = self.changed.notified();
-            let (frames, last, done) = self.after(stream, seq);
-            seq = last;
-            for frame in frames {
+            let Some((frames, done)) = self.after(stream, seq) else {
+                return;
+            };
+            let more = !frames.is_empty() && !done;
+            for (n, frame) in frames {
+                seq = n;
                 if out.send(frame).await.is_err() {
                     return;
                 }
@@ -117,10 +215,20 @@ impl EventStore {
             if done {
                 return;
             }
+            if more {
+                continue;
+            }
             if tokio::time::timeout_at(deadline, wait).await.is_err() {
                 return;
             }
         }
+    }
+}
+
+impl Drop for EventStore {
+    fn drop(&mut self) {
+        let held = lock(&self.inner).bytes;
+        self.total.fetch_sub(held, Ordering::Relaxed);
     }
 }
 
@@ -138,4 +246,35 @@ pub(crate) fn priming(stream: u64) -> Bytes {
 pub(crate) fn parse_id(id: &str) -> Option<(u64, u64)> {
     let (s, n) = id.trim().split_once('-')?;
     Some((s.parse().ok()?, n.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_are_bounded_per_session_and_in_total_and_drops_are_reported() {
+        let total = Arc::new(AtomicUsize::new(0));
+        let a = EventStore::new(1000, 1500, total.clone());
+        let b = EventStore::new(1000, 1500, total.clone());
+        let s = a.open_stream();
+        for seq in 1..=20 {
+            a.push(s, seq, &"x".repeat(100));
+        }
+        assert!(lock(&a.inner).bytes <= 1000);
+        assert_eq!(a.resume(s, 0), Resume::Gone);
+        assert_eq!(a.resume(s, 19), Resume::Ready);
+        assert_eq!(a.resume(s + 1, 0), Resume::Unknown);
+        let t = b.open_stream();
+        for seq in 1..=20 {
+            b.push(t, seq, &"y".repeat(100));
+        }
+        assert!(total.load(Ordering::Relaxed) <= 1500);
+        // Too big to keep at all: sent, remembered as dropped.
+        b.push(t, 21, &"z".repeat(2000));
+        assert_eq!(b.resume(t, 20), Resume::Gone);
+        drop(a);
+        drop(b);
+        assert_eq!(total.load(Ordering::Relaxed), 0);
+    }
 }

@@ -1,22 +1,24 @@
 //! The 2025-11-25 wire: `initialize` opens a session named by `Mcp-Session-Id`; POST for
 //! messages, GET for the standalone stream, DELETE to end; idle sessions expire.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use super::config::HttpConfig;
-use super::events::{self, EventStore};
+use super::events::{self, EventStore, Resume};
 use super::headers;
-use super::response;
+use super::response::{self, Answering};
 use crate::engine::dispatch::{self, run_hooks, Origin};
 use crate::engine::RunningServer;
 use crate::era::LEGACY_VERSIONS;
+use crate::error::echo_capped;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::lowlevel::{HttpRequest, Session};
@@ -30,18 +32,50 @@ pub(crate) struct HttpSession {
     standalone: Mutex<Option<mpsc::Receiver<String>>>,
     last_seen: Mutex<Instant>,
     in_flight: RunningRequests,
+    /// Ids of the requests running (or about to), so a second request with one is refused.
+    ids: Mutex<HashSet<RequestId>>,
+    /// Requests running at once ([`ServerOptions::max_in_flight`](crate::lowlevel::ServerOptions)).
+    slots: Arc<Semaphore>,
     /// The identity of the principal that opened the session (`None`: an open endpoint).
     owner: Option<String>,
+    /// Whose share of the sessions this one counts in ([`HttpConfig::max_sessions_per_client`]).
+    client: Option<String>,
+}
+
+/// The open sessions, and how many each client holds (counting `initialize`s under way).
+#[derive(Default)]
+struct Sessions {
+    map: HashMap<String, Arc<HttpSession>>,
+    reserved: usize,
+    per_client: HashMap<String, usize>,
+}
+
+impl Sessions {
+    fn remove(&mut self, id: &str) -> Option<Arc<HttpSession>> {
+        let session = self.map.remove(id)?;
+        if let Some(client) = &session.client {
+            self.release(client);
+        }
+        Some(session)
+    }
+
+    fn release(&mut self, client: &str) {
+        if let Some(n) = self.per_client.get_mut(client) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_client.remove(client);
+            }
+        }
+    }
 }
 
 pub(crate) struct Shared<S> {
     pub(crate) server: Arc<RunningServer<S>>,
     pub(crate) config: HttpConfig,
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sessions: Mutex<Sessions>,
+    /// Bytes held by every session's event store.
+    event_bytes: Arc<AtomicUsize>,
 }
-
-/// Events kept per session for `Last-Event-ID` replay.
-const EVENT_STORE_CAPACITY: usize = 1024;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -59,14 +93,15 @@ impl<S: Send + Sync + 'static> Shared<S> {
         Self {
             server,
             config,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(Sessions::default()),
+            event_bytes: Arc::new(AtomicUsize::new(0)),
         }
     }
 
     /// Session `id`, if it exists and belongs to the request's principal: another caller's
     /// token gets the same answer as an unknown id (404), so ids cannot be probed.
     fn get(&self, id: &str, http: &HttpRequest) -> Option<Arc<HttpSession>> {
-        let session = lock(&self.sessions).get(id).cloned()?;
+        let session = lock(&self.sessions).map.get(id).cloned()?;
         let caller = http.principal().map(|p| p.identity());
         if session.owner != caller {
             tracing::warn!("refused a request for a session opened by another principal");
@@ -86,7 +121,11 @@ impl<S: Send + Sync + 'static> Shared<S> {
 
     /// Ends every session (shutdown).
     pub(crate) fn close_all(&self) {
-        let all: Vec<_> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
+        let all: Vec<_> = {
+            let mut sessions = lock(&self.sessions);
+            sessions.per_client.clear();
+            sessions.map.drain().map(|(_, s)| s).collect()
+        };
         for session in all {
             self.end(&session);
         }
@@ -97,6 +136,7 @@ impl<S: Send + Sync + 'static> Shared<S> {
         let expired: Vec<_> = {
             let mut sessions = lock(&self.sessions);
             let ids: Vec<String> = sessions
+                .map
                 .iter()
                 // A session whose standalone stream is open is in use.
                 .filter(|(_, s)| {
@@ -104,7 +144,9 @@ impl<S: Send + Sync + 'static> Shared<S> {
                 })
                 .map(|(id, _)| id.clone())
                 .collect();
-            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+            ids.iter()
+                .filter_map(|id| sessions.remove(id))
+                .collect::<Vec<_>>()
         };
         for session in expired {
             tracing::debug!(session = session.session.id(), "idle session expired");
@@ -146,7 +188,9 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 StatusCode::BAD_REQUEST,
                 None,
                 McpError::invalid_request(format!(
-                    "Bad Request: unsupported MCP-Protocol-Version {version}"
+                    "Bad Request: unsupported MCP-Protocol-Version {} in a 2025-11-25 session \
+                     (a 2026-07-28 request carries its _meta envelope and no session)",
+                    echo_capped(version)
                 )),
             );
         }
@@ -222,12 +266,52 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
     }
 }
 
-struct InFlightEntry<'a>(&'a HttpSession, RequestId);
+/// A request's claim on its session: its id (a second request with it is refused) and one of
+/// the session's in-flight slots, given back however the request ends (answered, timed out,
+/// cancelled).
+struct InFlightEntry {
+    session: Arc<HttpSession>,
+    id: RequestId,
+    _slot: OwnedSemaphorePermit,
+}
 
-impl Drop for InFlightEntry<'_> {
+impl Drop for InFlightEntry {
     fn drop(&mut self) {
-        self.0.in_flight.finish(&self.1);
+        self.session.in_flight.finish(&self.id);
+        lock(&self.session.ids).remove(&self.id);
     }
+}
+
+/// Claims `id` and a slot, or the refusal: -32600 for an id already running (as on stdio),
+/// 429 with -32600 when [`ServerOptions::max_in_flight`](crate::lowlevel::ServerOptions)
+/// requests of the session are running.
+fn claim(
+    session: &Arc<HttpSession>,
+    id: &RequestId,
+    limit: usize,
+) -> Result<InFlightEntry, (StatusCode, McpError)> {
+    let Ok(slot) = session.slots.clone().try_acquire_owned() else {
+        return Err((
+            StatusCode::TOO_MANY_REQUESTS,
+            McpError::invalid_request(format!(
+                "Too many requests in flight in this session (the limit is {limit}); \
+                 wait for answers or cancel some"
+            )),
+        ));
+    };
+    if !lock(&session.ids).insert(id.clone()) {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            McpError::invalid_request(
+                "Invalid request: a request with this id is already in flight in this session",
+            ),
+        ));
+    }
+    Ok(InFlightEntry {
+        session: session.clone(),
+        id: id.clone(),
+        _slot: slot,
+    })
 }
 
 async fn run_request<S: Send + Sync + 'static>(
@@ -238,6 +322,11 @@ async fn run_request<S: Send + Sync + 'static>(
     method: String,
     params: Option<Box<serde_json::value::RawValue>>,
 ) -> Response {
+    let limit = shared.server.server.options.max_in_flight.max(1);
+    let entry = match claim(&session, &id, limit) {
+        Ok(entry) => entry,
+        Err((status, e)) => return error(status, Some(&id), e),
+    };
     let server = shared.server.clone();
     let request_id = id.clone();
     let tracked = session.clone();
@@ -245,12 +334,15 @@ async fn run_request<S: Send + Sync + 'static>(
         session.in_flight.insert(id.clone(), abort, ());
     };
     let store = Some(session.store.clone());
-    let response = response::run(
-        shared.config.request_timeout,
+    let answering = Answering::new(&shared.config, http.headers());
+    response::run(
+        answering,
         Some(id.clone()),
         store,
         register,
         move |sink| async move {
+            // Given back however the request ends (the future is dropped when it is aborted).
+            let _entry = entry;
             let origin = Origin {
                 server: &server,
                 session: &tracked.session,
@@ -258,13 +350,72 @@ async fn run_request<S: Send + Sync + 'static>(
                 surface_internal: server.server.options.surface_internal_errors,
                 http: Some(http),
             };
-            // Removed however the request ends: answered, timed out or cancelled.
-            let _in_flight = InFlightEntry(&tracked, request_id.clone());
             dispatch::handle_request(origin, request_id, method, params).await
         },
     )
-    .await;
-    response
+    .await
+}
+
+/// Whose share of the sessions a request counts in: its principal, else its peer's address
+/// (`None`, no share, when neither is known, as behind a router without connection info).
+fn client_of(http: &HttpRequest) -> Option<String> {
+    match http.principal() {
+        Some(principal) => Some(format!("principal:{}", principal.identity())),
+        None => http.peer_addr().map(|peer| format!("ip:{}", peer.ip())),
+    }
+}
+
+/// A session slot held while `initialize` runs (given back unless the session opens).
+struct Reservation<'a, S> {
+    shared: &'a Shared<S>,
+    client: Option<String>,
+    kept: bool,
+}
+
+impl<S> Drop for Reservation<'_, S> {
+    fn drop(&mut self) {
+        let mut sessions = lock(&self.shared.sessions);
+        sessions.reserved -= 1;
+        if !self.kept {
+            if let Some(client) = &self.client {
+                sessions.release(client);
+            }
+        }
+    }
+}
+
+/// Takes a session slot for `client`, or says which limit refused it.
+fn reserve<'a, S: Send + Sync + 'static>(
+    shared: &'a Shared<S>,
+    client: Option<String>,
+) -> Result<Reservation<'a, S>, McpError> {
+    let mut sessions = lock(&shared.sessions);
+    if sessions.map.len() + sessions.reserved >= shared.config.max_sessions {
+        return Err(McpError::new(
+            crate::codes::INTERNAL_ERROR,
+            "Too many sessions; try again later",
+        ));
+    }
+    if let Some(client) = &client {
+        let held = sessions.per_client.get(client).copied().unwrap_or(0);
+        let limit = shared.config.sessions_per_client();
+        if held >= limit {
+            return Err(McpError::new(
+                crate::codes::INTERNAL_ERROR,
+                format!(
+                    "Too many sessions from this client (the limit is {limit}); \
+                     end some (DELETE) or try again later"
+                ),
+            ));
+        }
+        *sessions.per_client.entry(client.clone()).or_insert(0) += 1;
+    }
+    sessions.reserved += 1;
+    Ok(Reservation {
+        shared,
+        client,
+        kept: false,
+    })
 }
 
 async fn initialize<S: Send + Sync + 'static>(
@@ -275,13 +426,11 @@ async fn initialize<S: Send + Sync + 'static>(
     let Message::Request { id, method, params } = message else {
         return StatusCode::BAD_REQUEST.into_response();
     };
-    if lock(&shared.sessions).len() >= shared.config.max_sessions {
-        let e = McpError::new(
-            crate::codes::INTERNAL_ERROR,
-            "Too many sessions; try again later",
-        );
-        return error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), e);
-    }
+    let client = client_of(http);
+    let mut reservation = match reserve(shared, client.clone()) {
+        Ok(reservation) => reservation,
+        Err(e) => return error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), e),
+    };
     let session_id = match new_session_id() {
         Ok(sid) => sid,
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), e),
@@ -290,12 +439,26 @@ async fn initialize<S: Send + Sync + 'static>(
     let session = Session::with_id(session_id.clone().into(), outbound);
     let http_session = Arc::new(HttpSession {
         session: session.clone(),
-        store: Arc::new(EventStore::new(EVENT_STORE_CAPACITY)),
+        store: Arc::new(EventStore::new(
+            shared.config.event_store_session_bytes,
+            shared.config.event_store_total_bytes,
+            shared.event_bytes.clone(),
+        )),
         standalone_seq: std::sync::atomic::AtomicU64::new(0),
         standalone: Mutex::new(Some(standalone)),
         last_seen: Mutex::new(Instant::now()),
         in_flight: RunningRequests::default(),
+        ids: Mutex::new(HashSet::new()),
+        slots: Arc::new(Semaphore::new(
+            shared
+                .server
+                .server
+                .options
+                .max_in_flight
+                .clamp(1, Semaphore::MAX_PERMITS),
+        )),
         owner: http.principal().map(|p| p.identity()),
+        client,
     });
     let (sink, _unused) = mpsc::channel(1);
     let origin = Origin {
@@ -313,7 +476,11 @@ async fn initialize<S: Send + Sync + 'static>(
     if !session.is_initialized() {
         return response::json(StatusCode::OK, line);
     }
-    lock(&shared.sessions).insert(session_id.clone(), http_session);
+    lock(&shared.sessions)
+        .map
+        .insert(session_id.clone(), http_session);
+    reservation.kept = true;
+    drop(reservation);
     if session.begin() {
         run_hooks(&shared.server.server.on_connect, &session);
     }
@@ -338,15 +505,42 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
         return StatusCode::NOT_ACCEPTABLE.into_response();
     }
     *lock(&session.last_seen) = Instant::now();
-    if let Some(last) = headers::get(headers, "last-event-id") {
+    if let Some(last) = headers.get("last-event-id") {
         // Resumption: the rest of the stream that event belonged to.
-        let Some((stream, seq)) = events::parse_id(last) else {
-            return StatusCode::BAD_REQUEST.into_response();
+        let parsed = last.to_str().ok().and_then(events::parse_id);
+        let Some((stream, seq)) = parsed else {
+            return error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request(
+                    "Bad Request: Last-Event-ID is not an event id of this server",
+                ),
+            );
         };
-        if !session.store.knows(stream) {
-            return StatusCode::NOT_FOUND.into_response();
+        match session.store.resume(stream, seq) {
+            Resume::Ready => {}
+            // 400, not 404: a 404 tells a 2025 client its session is gone.
+            Resume::Unknown => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    McpError::invalid_request(
+                        "Bad Request: Last-Event-ID names no stream of this session",
+                    ),
+                )
+            }
+            Resume::Gone => {
+                return error(
+                    StatusCode::GONE,
+                    None,
+                    McpError::invalid_request(format!(
+                        "Gone: events after {stream}-{seq} are no longer kept (the session's \
+                         event store is bounded); messages of that stream were lost"
+                    )),
+                )
+            }
         }
-        let (out, body) = mpsc::channel(64);
+        let (out, body) = mpsc::channel(16);
         let store = session.store.clone();
         let timeout = shared.config.request_timeout;
         tokio::spawn(async move { store.replay(stream, seq, out, timeout).await });
@@ -411,7 +605,7 @@ impl futures_core::Stream for StandaloneStream {
                     .standalone_seq
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
                     + 1;
-                std::task::Poll::Ready(Some(Ok(self.session.store.push(0, seq, line))))
+                std::task::Poll::Ready(Some(Ok(self.session.store.push(0, seq, &line))))
             }
         }
     }

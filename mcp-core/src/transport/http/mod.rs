@@ -3,14 +3,21 @@
 //!
 //! How a message is routed (the rule the reference servers use): a request without an
 //! `Mcp-Session-Id` that carries a 2026 `_meta` envelope, or an `MCP-Protocol-Version` header
-//! newer than 2025-11-25, is served statelessly (2026-07-28); everything else goes through the
-//! 2025-11-25 session machinery (`initialize` opens a session whose id comes from the OS CSPRNG).
+//! newer than 2025-11-25, is served statelessly (2026-07-28); so is one with an `Mcp-Session-Id`
+//! when both its header and its envelope say 2026 (the 2026 transport ignores that header).
+//! Everything else goes through the 2025-11-25 session machinery (`initialize` opens a session
+//! whose id comes from the OS CSPRNG), where a 2026 `MCP-Protocol-Version` header is refused
+//! (400): one session, one era.
+//!
+//! Clients that accept only `application/json` get JSON answers: the messages a handler sends
+//! before its result (progress, logs) are dropped for them.
 
 mod config;
 mod events;
 mod guard;
 pub(crate) mod headers;
 mod legacy;
+mod listen;
 mod response;
 pub(crate) mod stateless;
 
@@ -123,14 +130,19 @@ pub async fn serve_http(server: impl IntoServer, addr: SocketAddr) -> Result<(),
 }
 
 /// Serves on an already bound listener with `config` until `shutdown` completes; requests in
-/// flight then finish before it returns.
+/// flight then finish before it returns (2025 sessions are ended first).
+///
+/// The connections are served by hyper's HTTP/1.1 server with the limits of `config`:
+/// [`max_connections`](HttpConfig::max_connections),
+/// [`header_read_timeout`](HttpConfig::header_read_timeout) (also the keep-alive idle timeout)
+/// and [`write_timeout`](HttpConfig::write_timeout). A [`McpHttp::router`] mounted in an
+/// application of your own gets those from that application's server instead.
 pub async fn serve_http_on(
     server: impl IntoServer,
     listener: tokio::net::TcpListener,
     config: HttpConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), McpError> {
-    use axum::serve::ListenerExt;
     let mut config = config;
     let loopback = listener
         .local_addr()
@@ -146,25 +158,21 @@ pub async fn serve_http_on(
         }
     }
     let path = config.path.clone();
+    let limits = config.clone();
     let http = McpHttp::new(server, config).await?;
     let shared = http.shared.clone();
     // On shutdown, end the sessions first: open standalone streams would keep their
     // connections (and so the graceful shutdown) alive forever.
-    let shutdown = async move {
-        shutdown.await;
-        shared.close_all();
-    };
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let app = http
-        .router_at(&path)
-        .into_make_service_with_connect_info::<SocketAddr>();
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
+    listen::serve(
+        listener,
+        http.router_at(&path),
+        &limits,
+        shutdown,
+        move || shared.close_all(),
+    )
+    .await;
     http.stop().await;
-    result.map_err(McpError::from)
+    Ok(())
 }
 
 async fn endpoint<S: Send + Sync + 'static>(
@@ -178,7 +186,9 @@ async fn endpoint<S: Send + Sync + 'static>(
     }
     let method = parts.method.clone();
     let session_id = headers::get(headers, "mcp-session-id").map(str::to_owned);
-    if method == Method::POST && session_id.is_none() {
+    let modern_header = headers::get(headers, "mcp-protocol-version")
+        .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
+    if method == Method::POST && (session_id.is_none() || modern_header) {
         // 2026: the tool, prompt or resource is named in headers, so its scopes are checked
         // before the body is read.
         if let Some(refused) = early_scope_check(&shared, &parts) {
@@ -237,10 +247,7 @@ async fn endpoint<S: Send + Sync + 'static>(
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
                 return response::json(StatusCode::BAD_REQUEST, line);
             }
-            let stateless = session_id
-                .is_none()
-                .then(|| stateless_peek(headers, &message));
-            if let Some(Some(peeked)) = stateless {
+            if let Some(peeked) = stateless_peek(headers, &message, session_id.is_some()) {
                 stateless::post(&shared.server, &shared.config, &http, message, peeked).await
             } else {
                 if let Some(refused) = scope_check(&shared, &http, &message) {
@@ -335,8 +342,9 @@ async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes,
 }
 
 /// For a 2026 message (a `_meta` protocol version in the body, or a version header newer than
-/// the 2025 ones), the routed parts of its params, read once for the checks that follow.
-fn stateless_peek(headers: &HeaderMap, message: &Message) -> Option<Peeked> {
+/// the 2025 ones; both when it also names a session), the routed parts of its params, read
+/// once for the checks that follow.
+fn stateless_peek(headers: &HeaderMap, message: &Message, in_session: bool) -> Option<Peeked> {
     let params = match message {
         Message::Request { params, .. } | Message::Notification { params, .. } => params,
         Message::Response { .. } => return None,
@@ -348,5 +356,10 @@ fn stateless_peek(headers: &HeaderMap, message: &Message) -> Option<Peeked> {
         .is_some_and(|meta| meta.contains_key(META_PROTOCOL_VERSION));
     let newer_header = headers::get(headers, "mcp-protocol-version")
         .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
-    (has_envelope || newer_header).then_some(peeked)
+    let modern = if in_session {
+        has_envelope && newer_header
+    } else {
+        has_envelope || newer_header
+    };
+    modern.then_some(peeked)
 }

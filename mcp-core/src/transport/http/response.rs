@@ -9,17 +9,62 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
+use super::config::HttpConfig;
 use super::events::{self, EventStore};
 use crate::error::McpError;
 use crate::jsonrpc;
 
-/// Notifications buffered per request stream before the handler waits.
-const STREAM_BUFFER: usize = 64;
+/// Messages a request's handler may queue before it waits (each as large as the handler makes
+/// it); what goes to the client past them is bounded in bytes ([`HttpConfig::stream_buffer_bytes`]).
+const STREAM_BUFFER: usize = 8;
+
+/// How one POST may be answered.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Answering {
+    /// Longest time the request may run.
+    pub(crate) timeout: Duration,
+    /// The client accepts `text/event-stream`: without it the answer is JSON and the messages
+    /// sent before it (progress, logs) are dropped (the server must not send SSE to it).
+    pub(crate) sse: bool,
+    /// Bytes of frames queued for the client.
+    pub(crate) buffer_bytes: usize,
+    /// A client that reads nothing for this long is given up.
+    pub(crate) write_timeout: Duration,
+}
+
+impl Answering {
+    pub(crate) fn new(config: &HttpConfig, headers: &HeaderMap) -> Self {
+        Self {
+            timeout: config.request_timeout,
+            sse: accepts_sse(headers),
+            buffer_bytes: config.stream_buffer_bytes.max(1),
+            write_timeout: config.write_timeout,
+        }
+    }
+}
+
+/// True unless an `Accept` header is present and takes no event stream (no header means
+/// anything is acceptable, as in HTTP).
+pub(crate) fn accepts_sse(headers: &HeaderMap) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT) else {
+        return true;
+    };
+    let Ok(accept) = accept.to_str() else {
+        return false;
+    };
+    accept.split(',').any(|range| {
+        let media = range.split(';').next().unwrap_or("").trim();
+        matches!(
+            media.to_ascii_lowercase().as_str(),
+            "text/event-stream" | "*/*" | "text/*"
+        )
+    })
+}
 
 pub(crate) fn json(status: StatusCode, line: String) -> Response {
     (
@@ -49,7 +94,7 @@ fn status_of(line: &str) -> StatusCode {
 
 /// Runs `start` (given the request's stream) and answers with JSON or SSE.
 pub(crate) async fn run<F, Fut>(
-    timeout: Duration,
+    answering: Answering,
     id: Option<jsonrpc::RequestId>,
     resumable: Option<Arc<EventStore>>,
     on_start: impl FnOnce(tokio::task::AbortHandle),
@@ -59,6 +104,7 @@ where
     F: FnOnce(mpsc::Sender<String>) -> Fut,
     Fut: Future<Output = String> + Send + 'static,
 {
+    let timeout = answering.timeout;
     let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
     let fut = start(tx);
     let mut handle = tokio::spawn(async move {
@@ -76,8 +122,16 @@ where
         }
     });
     on_start(handle.abort_handle());
+    if !answering.sse {
+        // A 2026 request ends with its response (dropped: the client went away); a 2025 one
+        // goes on.
+        let _abort = resumable
+            .is_none()
+            .then(|| AbortOnDrop(handle.abort_handle()));
+        return json_only(rx, handle).await;
+    }
     if let Some(store) = resumable {
-        return resumable_answer(store, rx, handle).await;
+        return resumable_answer(store, rx, handle, answering).await;
     }
     let abort = AbortOnDrop(handle.abort_handle());
     let stream = |first: String, rx, handle, final_line| SseStream {
@@ -118,6 +172,34 @@ where
     }
 }
 
+/// The answer as JSON for a client that takes no event stream: what the handler sends before
+/// it is dropped (logged), the final line is the body.
+async fn json_only(mut rx: mpsc::Receiver<String>, mut handle: JoinHandle<String>) -> Response {
+    let mut dropped = 0usize;
+    let result = loop {
+        tokio::select! {
+            biased;
+            message = rx.recv() => match message {
+                Some(line) => dropped += usize::from(!line.is_empty()),
+                None => break (&mut handle).await,
+            },
+            result = &mut handle => break result,
+        }
+    };
+    if dropped > 0 {
+        tracing::debug!(
+            dropped,
+            "messages dropped: the client does not accept text/event-stream"
+        );
+    }
+    match result {
+        Ok(line) => json(status_of(&line), line),
+        // Cancelled: a cancelled request is never answered.
+        Err(e) if e.is_cancelled() => StatusCode::ACCEPTED.into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
 /// The next queued message that is not a `close_stream` marker.
 fn next_message(rx: &mut mpsc::Receiver<String>) -> Option<String> {
     while let Ok(line) = rx.try_recv() {
@@ -135,6 +217,7 @@ async fn resumable_answer(
     store: Arc<EventStore>,
     mut rx: mpsc::Receiver<String>,
     mut handle: JoinHandle<String>,
+    answering: Answering,
 ) -> Response {
     let first = tokio::select! {
         biased;
@@ -142,7 +225,7 @@ async fn resumable_answer(
         line = &mut handle => match line {
             Ok(line) => match rx.try_recv() {
                 Ok(first) => {
-                    return resumable_sse(store, first, rx, None, Some(line));
+                    return resumable_sse(store, first, rx, None, Some(line), answering);
                 }
                 Err(_) => return json(status_of(&line), line),
             },
@@ -150,11 +233,70 @@ async fn resumable_answer(
         },
     };
     match first {
-        Some(first) => resumable_sse(store, first, rx, Some(handle), None),
+        Some(first) => resumable_sse(store, first, rx, Some(handle), None, answering),
         None => match handle.await {
             Ok(line) => json(status_of(&line), line),
             Err(e) => ended(&e),
         },
+    }
+}
+
+/// The sending end of a response body bounded in bytes: a frame waits for room (at most the
+/// write timeout; then the client is taken for gone and the body ends).
+struct BodySender {
+    tx: mpsc::UnboundedSender<(Bytes, OwnedSemaphorePermit)>,
+    room: Arc<Semaphore>,
+    budget: usize,
+    write_timeout: Duration,
+}
+
+impl BodySender {
+    /// False when the body is over (the client left or stopped reading).
+    async fn send(&self, frame: Bytes) -> bool {
+        let want = frame.len().clamp(1, self.budget);
+        let want = u32::try_from(want).unwrap_or(u32::MAX);
+        let permit = tokio::time::timeout(
+            self.write_timeout,
+            self.room.clone().acquire_many_owned(want),
+        )
+        .await;
+        match permit {
+            Ok(Ok(permit)) => self.tx.send((frame, permit)).is_ok(),
+            Ok(Err(_)) => false,
+            Err(_) => {
+                tracing::debug!("the client stopped reading a response: its body ends");
+                false
+            }
+        }
+    }
+}
+
+/// A response body holding at most `budget` bytes not yet taken by the server.
+fn bounded_body(answering: Answering) -> (BodySender, BoundedBody) {
+    let budget = answering
+        .buffer_bytes
+        .clamp(1, u32::MAX as usize)
+        .min(Semaphore::MAX_PERMITS);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let sender = BodySender {
+        tx,
+        room: Arc::new(Semaphore::new(budget)),
+        budget,
+        write_timeout: answering.write_timeout,
+    };
+    (sender, BoundedBody(rx))
+}
+
+/// The receiving end: each frame's room is given back when the server takes it.
+pub(crate) struct BoundedBody(mpsc::UnboundedReceiver<(Bytes, OwnedSemaphorePermit)>);
+
+impl futures_core::Stream for BoundedBody {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0
+            .poll_recv(cx)
+            .map(|frame| frame.map(|(frame, _room)| Ok(frame)))
     }
 }
 
@@ -164,27 +306,29 @@ fn resumable_sse(
     mut rx: mpsc::Receiver<String>,
     mut handle: Option<JoinHandle<String>>,
     mut final_line: Option<String>,
+    answering: Answering,
 ) -> Response {
     let stream = store.open_stream();
-    let (body, body_rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+    let (body, body_rx) = bounded_body(answering);
     tokio::spawn(async move {
         let mut seq = 0;
         let mut emit = |line: String| {
             seq += 1;
-            store.push(stream, seq, line)
+            store.push(stream, seq, &line)
         };
-        // A closed body only means the client left (or the handler closed the stream): keep
-        // storing for its reconnection.
+        // A closed body only means the client left, stopped reading, or the handler closed
+        // the stream: keep storing for its reconnection.
         let mut body = Some(body);
-        let send = |body: &mut Option<mpsc::Sender<Bytes>>, frame: Bytes| {
-            let body = body.clone();
+        let send = |body: &mut Option<BodySender>, frame: Bytes| {
+            let live = body.take();
             async move {
-                if let Some(body) = body {
-                    let _ = body.send(frame).await;
+                match live {
+                    Some(live) if live.send(frame).await => Some(live),
+                    _ => None,
                 }
             }
         };
-        send(&mut body, events::priming(stream)).await;
+        body = send(&mut body, events::priming(stream)).await;
         let mut pending = vec![first];
         loop {
             for line in pending.drain(..) {
@@ -192,7 +336,7 @@ fn resumable_sse(
                     body = None;
                 } else {
                     let frame = emit(line);
-                    send(&mut body, frame).await;
+                    body = send(&mut body, frame).await;
                 }
             }
             let Some(task) = handle.as_mut() else { break };
@@ -208,16 +352,16 @@ fn resumable_sse(
         while let Ok(line) = rx.try_recv() {
             if !line.is_empty() {
                 let frame = emit(line);
-                send(&mut body, frame).await;
+                body = send(&mut body, frame).await;
             }
         }
         if let Some(line) = final_line {
             let frame = emit(line);
-            send(&mut body, frame).await;
+            drop(send(&mut body, frame).await);
         }
         store.finish(stream);
     });
-    sse_body(ChannelBody(body_rx))
+    sse_body(body_rx)
 }
 
 /// An SSE body fed by a channel of ready frames.
@@ -278,7 +422,9 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// `data: <message>` events: the notifications, then the final answer.
+/// `data: <message>` events: the notifications, then the final answer. The handler's queue
+/// ([`STREAM_BUFFER`] messages) is the only buffer: nothing is read from it until the server
+/// takes the previous frame.
 struct SseStream {
     pending_first: Option<String>,
     rx: mpsc::Receiver<String>,

@@ -12,6 +12,7 @@ use super::response;
 use crate::engine::dispatch::{self, run_hooks, Origin};
 use crate::engine::RunningServer;
 use crate::era::{self, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
+use crate::error::echo_capped;
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::lowlevel::{HttpRequest, Peeked, Session};
@@ -70,7 +71,8 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
         None => return Err(bad(mismatch("Header mismatch: missing MCP-Protocol-Version header".into()))),
         Some(h) if h.trim() != body_version => {
             return Err(bad(mismatch(format!(
-                "Header mismatch: MCP-Protocol-Version header value '{h}' does not match body value '{body_version}'"
+                "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{}'",
+                echo_capped(h), echo_capped(body_version)
             ))))
         }
         Some(_) => {}
@@ -86,8 +88,10 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
         }
         Some(h) if h.trim() != method => {
             return Err(bad(mismatch(format!(
-            "Header mismatch: Mcp-Method header value '{h}' does not match body value '{method}'"
-        ))))
+                "Header mismatch: Mcp-Method header value '{}' does not match body value '{}'",
+                echo_capped(h),
+                echo_capped(method)
+            ))))
         }
         Some(_) => {}
     }
@@ -105,8 +109,10 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
             }
             Some(Ok(h)) if h != target => {
                 return Err(bad(mismatch(format!(
-                "Header mismatch: Mcp-Name header value '{h}' does not match body value '{target}'"
-            ))))
+                    "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
+                    echo_capped(&h),
+                    echo_capped(&target)
+                ))))
             }
             Some(Ok(_)) => {}
         }
@@ -173,7 +179,8 @@ fn check_param_headers<S: Send + Sync + 'static>(
                     Err(()) => return bad(format!("Header mismatch: Mcp-Param-{header} is not valid base64")),
                     Ok(decoded) if !same_value(&decoded, &expected) => {
                         return bad(format!(
-                            "Header mismatch: Mcp-Param-{header} header value '{decoded}' does not match body value '{expected}'"
+                            "Header mismatch: Mcp-Param-{header} header value '{}' does not match body value '{}'",
+                            echo_capped(&decoded), echo_capped(&expected)
                         ))
                     }
                     Ok(_) => {}
@@ -229,7 +236,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             let request_id = id.clone();
             let http = http.clone();
             response::run(
-                config.request_timeout,
+                response::Answering::new(config, headers),
                 Some(id),
                 None,
                 |_| {},

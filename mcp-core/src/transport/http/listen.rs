@@ -1,0 +1,206 @@
+//! The accept loop of [`serve_http_on`](super::serve_http_on): hyper's HTTP/1.1 server with
+//! the limits a hostile client meets first. A connection cap
+//! ([`HttpConfig::max_connections`]: at the cap no connection is accepted until one closes), a
+//! header-read timeout that is also the keep-alive idle timeout
+//! ([`HttpConfig::header_read_timeout`]), and a write timeout on the socket
+//! ([`HttpConfig::write_timeout`]: a client that reads nothing for that long loses its
+//! connection). Shutdown stops accepting, lets every connection finish the request it serves,
+//! then returns.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tokio::time::Sleep;
+use tower_service::Service;
+
+use super::config::HttpConfig;
+
+/// Serves `router` on `listener` until `shutdown` completes; then runs `on_shutdown`, stops
+/// accepting and waits for every connection to finish what it serves.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    config: &HttpConfig,
+    shutdown: impl Future<Output = ()>,
+    on_shutdown: impl FnOnce(),
+) {
+    let cap = config.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    let cap = u32::try_from(cap).unwrap_or(u32::MAX);
+    let connections = Arc::new(Semaphore::new(cap as usize));
+    let (stop, stopping) = watch::channel(false);
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout)
+        .keep_alive(true);
+    let write_timeout = config.write_timeout;
+    tokio::pin!(shutdown);
+    loop {
+        // At the cap, wait for a connection to close before accepting another.
+        let permit = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            permit = connections.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+        };
+        let (tcp, peer) = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    accept_error(e).await;
+                    continue;
+                }
+            },
+        };
+        let _ = tcp.set_nodelay(true);
+        let io = TokioIo::new(WriteTimeout::new(tcp, write_timeout));
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            request
+                .extensions_mut()
+                .insert(ConnectInfo::<SocketAddr>(peer));
+            let mut router = router.clone();
+            async move { router.call(request.map(axum::body::Body::new)).await }
+        });
+        let connection = builder.serve_connection(io, service);
+        let mut stopping = stopping.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            tokio::pin!(connection);
+            tokio::select! {
+                result = connection.as_mut() => log_end(result),
+                _ = stop_requested(&mut stopping) => {
+                    connection.as_mut().graceful_shutdown();
+                    log_end(connection.await);
+                }
+            }
+        });
+    }
+    on_shutdown();
+    let _ = stop.send(true);
+    // Every connection gives its permit back when it has finished.
+    let _all = connections.acquire_many(cap).await;
+}
+
+/// Resolves once shutdown is asked for (or the loop is gone).
+async fn stop_requested(stopping: &mut watch::Receiver<bool>) {
+    let _ = stopping.wait_for(|stop| *stop).await;
+}
+
+fn log_end(result: Result<(), hyper::Error>) {
+    if let Err(e) = result {
+        tracing::debug!(error = %e, "connection ended");
+    }
+}
+
+/// Errors of one connection (it is gone) pass; others (out of file descriptors) are waited
+/// out for a moment, as hyper's and axum's loops do.
+async fn accept_error(e: io::Error) {
+    let per_connection = matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    );
+    if !per_connection {
+        tracing::warn!(error = %e, "accept failed; retrying in 1 s");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// A socket whose writes fail with `TimedOut` when they make no progress for `limit` (a
+/// client that stopped reading).
+struct WriteTimeout<T> {
+    io: T,
+    limit: Duration,
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl<T> WriteTimeout<T> {
+    fn new(io: T, limit: Duration) -> Self {
+        Self {
+            io,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// `Pending` while within the limit, the error once past it; `ready` resets the clock.
+    fn watch<R>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<R>>) -> Poll<io::Result<R>> {
+        if poll.is_ready() {
+            self.stalled = None;
+            return poll;
+        }
+        let limit = self.limit;
+        let sleep = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match sleep.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client read nothing within the write timeout",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for WriteTimeout<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.watch(cx, poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.watch(cx, poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.io).poll_flush(cx);
+        self.watch(cx, poll)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.io).poll_shutdown(cx);
+        self.watch(cx, poll)
+    }
+}
