@@ -344,7 +344,7 @@ async fn echoed_values_are_capped() {
         ))
         .await;
     let (answer, size) = server.recv_sized().await;
-    assert!(size < MAX_ANSWER_BYTES, "a {size}-byte answer");
+    assert!(size < MAX_ANSWER_BYTES, "a {size}-byte answer: {answer}");
     assert!(tool_text(&answer).contains("bytes)"), "{answer}");
 
     server.still_serves(false).await;

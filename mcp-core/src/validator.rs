@@ -92,7 +92,7 @@ impl SchemaValidator {
 /// path are already cut to 256 bytes each, but a rule's text may quote more of the input, e.g.
 /// an unexpected property's name). Longer complaints are cut, with their length.
 #[cfg_attr(not(feature = "validation"), allow(dead_code))]
-const MAX_COMPLAINT_BYTES: usize = 1024;
+const MAX_COMPLAINT_BYTES: usize = 512;
 
 /// `path: message`, with the offending value and the path capped by [`echo_capped`] and the
 /// whole text by [`MAX_COMPLAINT_BYTES`].
