@@ -29,6 +29,7 @@ pub mod server;
 pub mod transport;
 pub mod types;
 mod validator;
+mod write_timeout;
 
 pub use error::{codes, McpError, Result, INTERNAL_ERROR_MESSAGE};
 pub use serve::IntoServer;

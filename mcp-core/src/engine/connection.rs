@@ -21,7 +21,6 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
-use tokio::time::Instant;
 
 use super::dispatch::{self, run_hooks, Origin};
 use super::RunningServer;
@@ -31,6 +30,7 @@ use crate::lines::{Frame, LineReader};
 use crate::lowlevel::Session;
 use crate::peer::RunningRequests;
 use crate::types::CancelledNotificationParams;
+use crate::write_timeout::WriteTimeout;
 
 /// Messages handed to the writer that it has not yet taken into its byte-bounded queue. The
 /// writer takes them at once while the queue is under
@@ -457,18 +457,18 @@ struct WriteLimits {
 /// reading). A write that makes no progress for `limits.timeout` fails with `TimedOut`.
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut rx: mpsc::Receiver<String>,
-    mut writer: W,
+    writer: W,
     mut stop: oneshot::Receiver<()>,
     limits: WriteLimits,
     room: watch::Sender<bool>,
 ) -> std::io::Result<()> {
+    // The clock runs only while a write is pending: a peer that keeps up costs no timer work.
+    let mut writer = WriteTimeout::new(writer, limits.timeout);
     let mut queue = Outbox::default();
     let mut batch: Vec<u8> = Vec::with_capacity(WRITE_BATCH);
     let mut written = 0;
     let mut unflushed = false;
     let mut stopping = false;
-    let deadline = tokio::time::sleep_until(after(limits.timeout));
-    tokio::pin!(deadline);
     loop {
         if stopping {
             while queue.bytes < limits.max_bytes {
@@ -484,7 +484,6 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             batch.clear();
             written = 0;
             queue.fill(&mut batch);
-            deadline.as_mut().reset(after(limits.timeout));
         }
         let pending = queue.bytes + (batch.len() - written);
         room.send_if_modified(|over| {
@@ -528,12 +527,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(
                     Some(n) => {
                         written += n;
                         unflushed = true;
-                        deadline.as_mut().reset(after(limits.timeout));
                     }
                     None => unflushed = false,
                 }
             }
-            _ = &mut deadline, if writing || unflushed => return Err(stalled(limits.timeout)),
         }
     }
 }
@@ -556,13 +553,6 @@ async fn write_or_flush<W: AsyncWrite + Unpin>(
     } else {
         writer.write(rest).await.map(Some)
     }
-}
-
-/// `duration` from now (a duration too long to add means "never").
-fn after(duration: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(duration)
-        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400))
 }
 
 /// The writer's queue of whole messages, with their size in bytes (newlines included).

@@ -10,22 +10,19 @@
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
-use tokio::time::Sleep;
 use tower_service::Service;
 
 use super::config::HttpConfig;
+use crate::write_timeout::WriteTimeout;
 
 /// Serves `router` on `listener` until `shutdown` completes; then runs `on_shutdown`, stops
 /// accepting and waits for every connection to finish what it serves.
@@ -121,86 +118,5 @@ async fn accept_error(e: io::Error) {
     if !per_connection {
         tracing::warn!(error = %e, "accept failed; retrying in 1 s");
         tokio::time::sleep(Duration::from_secs(1)).await;
-    }
-}
-
-/// A socket whose writes fail with `TimedOut` when they make no progress for `limit` (a
-/// client that stopped reading).
-struct WriteTimeout<T> {
-    io: T,
-    limit: Duration,
-    stalled: Option<Pin<Box<Sleep>>>,
-}
-
-impl<T> WriteTimeout<T> {
-    fn new(io: T, limit: Duration) -> Self {
-        Self {
-            io,
-            limit,
-            stalled: None,
-        }
-    }
-
-    /// `Pending` while within the limit, the error once past it; `ready` resets the clock.
-    fn watch<R>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<R>>) -> Poll<io::Result<R>> {
-        if poll.is_ready() {
-            self.stalled = None;
-            return poll;
-        }
-        let limit = self.limit;
-        let sleep = self
-            .stalled
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
-        match sleep.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "the client read nothing within the write timeout",
-            ))),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for WriteTimeout<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
-    }
-}
-
-impl<T: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.io).poll_write(cx, buf);
-        self.watch(cx, poll)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
-        self.watch(cx, poll)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let poll = Pin::new(&mut self.io).poll_flush(cx);
-        self.watch(cx, poll)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let poll = Pin::new(&mut self.io).poll_shutdown(cx);
-        self.watch(cx, poll)
     }
 }
