@@ -1,6 +1,8 @@
 //! The client over `https://` (the `https` feature): a Streamable HTTP server behind TLS on
 //! 127.0.0.1 with a certificate made for the test, trusted through `tls_config`; the default
-//! roots refuse it with a clear error.
+//! roots refuse it with a clear error. The token verifier's key set over `https://` likewise.
+
+mod support;
 
 use std::sync::Arc;
 
@@ -22,6 +24,69 @@ async fn echo(text: String) -> String {
 /// Serves the echo server over TLS on 127.0.0.1; returns the URL (host `localhost`) and the
 /// certificate to trust.
 async fn tls_server() -> (String, CertificateDer<'static>, tokio::task::JoinHandle<()>) {
+    let http = McpHttp::new(McpServer::new("tls").tool(EchoTool), HttpConfig::default())
+        .await
+        .unwrap();
+    let (port, cert, task) = serve_tls(http.router_at("/mcp")).await;
+    (format!("https://localhost:{port}/mcp"), cert, task)
+}
+
+/// A client TLS configuration that trusts `cert` only.
+fn trusting(cert: CertificateDer<'static>) -> Arc<rustls::ClientConfig> {
+    let mut roots = RootCertStore::empty();
+    roots.add(cert).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    Arc::new(
+        rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_set_behind_a_private_ca_is_read_with_tls_config() {
+    use mcp::auth::{JwtVerifier, TokenVerifier, VerifyError};
+    use mcp::transport::axum::routing::get;
+    use support::jwt::{now, Keys};
+
+    let keys = Keys::new();
+    let jwks = keys.jwks().to_string();
+    let router = mcp::transport::axum::Router::new().route(
+        "/jwks",
+        get(move || {
+            let jwks = jwks.clone();
+            async move { jwks }
+        }),
+    );
+    let (port, cert, server) = serve_tls(router).await;
+    let url = format!("https://localhost:{port}/jwks");
+    let token = keys.rs256(
+        &json!({"iss": "https://issuer.test", "sub": "tls", "aud": "api",
+                                   "exp": now() + 60}),
+    );
+
+    // Mozilla's roots do not know the test's certificate: the key set cannot be read.
+    let default_roots = JwtVerifier::new("https://issuer.test", &url, "api").unwrap();
+    assert!(matches!(
+        default_roots.verify(&token).await,
+        Err(VerifyError::Unavailable(_))
+    ));
+    // Trusting it through tls_config, the token is verified.
+    let trusted = JwtVerifier::new("https://issuer.test", &url, "api")
+        .unwrap()
+        .tls_config(trusting(cert));
+    let who = trusted.verify(&token).await.unwrap();
+    assert_eq!(who.subject(), Some("tls"));
+    server.abort();
+}
+
+/// Serves `router` over TLS on 127.0.0.1 with a certificate for `localhost` made here; returns
+/// the port and the certificate to trust.
+async fn serve_tls(
+    router: mcp::transport::axum::Router,
+) -> (u16, CertificateDer<'static>, tokio::task::JoinHandle<()>) {
     let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
     let cert = CertificateDer::from(made.cert.der().to_vec());
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.key_pair.serialize_der()));
@@ -35,10 +100,6 @@ async fn tls_server() -> (String, CertificateDer<'static>, tokio::task::JoinHand
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let http = McpHttp::new(McpServer::new("tls").tool(EchoTool), HttpConfig::default())
-        .await
-        .unwrap();
-    let router = http.router_at("/mcp");
     let task = tokio::spawn(async move {
         while let Ok((tcp, _)) = listener.accept().await {
             let (acceptor, router) = (acceptor.clone(), router.clone());
@@ -54,22 +115,13 @@ async fn tls_server() -> (String, CertificateDer<'static>, tokio::task::JoinHand
             });
         }
     });
-    (format!("https://localhost:{port}/mcp"), cert, task)
+    (port, cert, task)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn https_with_a_trusted_certificate_in_both_eras() {
     let (url, cert, server) = tls_server().await;
-    let mut roots = RootCertStore::empty();
-    roots.add(cert).unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = Arc::new(
-        rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth(),
-    );
+    let tls = trusting(cert);
     for legacy in [false, true] {
         let transport = HttpClientTransport::new(&url)
             .unwrap()

@@ -98,6 +98,8 @@ pub struct Introspection {
     cache_for: Duration,
     timeout: Duration,
     max_entries: usize,
+    /// TLS settings for an `https://` endpoint (`None`: Mozilla's roots).
+    tls: crate::fetch::Tls,
     fetch: OnceLock<Result<Fetch, String>>,
     cache: Mutex<AnswerCache>,
 }
@@ -140,6 +142,7 @@ impl Introspection {
             cache_for: Duration::from_secs(30),
             timeout: Duration::from_secs(5),
             max_entries: MAX_ENTRIES,
+            tls: None,
             fetch: OnceLock::new(),
             cache: Mutex::new(AnswerCache::default()),
         })
@@ -215,6 +218,15 @@ impl Introspection {
         self
     }
 
+    /// The TLS settings for an `https://` endpoint (a private CA, a client certificate)
+    /// instead of the default: Mozilla's root certificates.
+    #[cfg(feature = "https")]
+    pub fn tls_config(mut self, config: std::sync::Arc<rustls::ClientConfig>) -> Self {
+        self.tls = Some(config);
+        self.fetch = OnceLock::new();
+        self
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, AnswerCache> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -268,7 +280,9 @@ impl Introspection {
     async fn introspect(&self, token: &str) -> Result<Principal, VerifyError> {
         let fetch = self
             .fetch
-            .get_or_init(|| Fetch::new(self.timeout, &None).map_err(|e| e.message().into_owned()))
+            .get_or_init(|| {
+                Fetch::new(self.timeout, &self.tls).map_err(|e| e.message().into_owned())
+            })
             .as_ref()
             .map_err(|why| VerifyError::unavailable(why.clone()))?;
         let form = [("token", token), ("token_type_hint", "access_token")];

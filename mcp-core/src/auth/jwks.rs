@@ -302,6 +302,8 @@ pub(super) struct Jwks {
     pub(super) cache_for: Duration,
     pub(super) refetch_interval: Duration,
     timeout: Duration,
+    /// TLS settings for an `https://` key set (`None`: Mozilla's roots).
+    tls: crate::fetch::Tls,
     fetch: OnceLock<Result<Fetch, String>>,
     state: RwLock<State>,
     /// Held while fetching, so that concurrent misses share one fetch.
@@ -336,6 +338,7 @@ impl Jwks {
             cache_for: Duration::from_secs(600),
             refetch_interval: Duration::from_secs(30),
             timeout: Duration::from_secs(5),
+            tls: None,
             fetch: OnceLock::new(),
             state: RwLock::new(State::default()),
             refetching: tokio::sync::Mutex::new(()),
@@ -350,6 +353,12 @@ impl Jwks {
     /// Sets the fetch timeout (a client made before is dropped).
     pub(super) fn set_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
+        self.fetch = OnceLock::new();
+    }
+
+    #[cfg(feature = "https")]
+    pub(super) fn set_tls(&mut self, tls: crate::fetch::Tls) {
+        self.tls = tls;
         self.fetch = OnceLock::new();
     }
 
@@ -471,7 +480,9 @@ impl Jwks {
     async fn download(&self) -> Result<KeySet, String> {
         let fetch = self
             .fetch
-            .get_or_init(|| Fetch::new(self.timeout, &None).map_err(|e| e.message().into_owned()))
+            .get_or_init(|| {
+                Fetch::new(self.timeout, &self.tls).map_err(|e| e.message().into_owned())
+            })
             .as_ref()
             .map_err(Clone::clone)?;
         let answer = fetch

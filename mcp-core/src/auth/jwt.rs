@@ -185,6 +185,14 @@ impl JwtVerifier {
         self
     }
 
+    /// The TLS settings for an `https://` key set (a private CA, a client certificate) instead
+    /// of the default: Mozilla's root certificates.
+    #[cfg(feature = "https")]
+    pub fn tls_config(mut self, config: std::sync::Arc<rustls::ClientConfig>) -> Self {
+        self.keys.set_tls(Some(config));
+        self
+    }
+
     /// The algorithms accepted (replacing the default RS256 and ES256). Listing none refuses
     /// every token.
     pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = JwsAlgorithm>) -> Self {
