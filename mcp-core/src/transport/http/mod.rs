@@ -46,6 +46,14 @@ pub struct McpHttp<S> {
     shared: Arc<legacy::Shared<S>>,
 }
 
+impl<S> std::fmt::Debug for McpHttp<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttp")
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S> Clone for McpHttp<S> {
     fn clone(&self) -> Self {
         Self {
