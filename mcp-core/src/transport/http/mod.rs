@@ -19,6 +19,8 @@ pub(crate) mod headers;
 mod legacy;
 mod listen;
 mod response;
+mod sessions;
+mod standalone;
 pub(crate) mod stateless;
 
 use std::net::SocketAddr;
@@ -43,7 +45,7 @@ use crate::serve::IntoServer;
 
 /// The HTTP endpoint of one running server: both eras, every session.
 pub struct McpHttp<S> {
-    shared: Arc<legacy::Shared<S>>,
+    shared: Arc<sessions::Shared<S>>,
 }
 
 impl<S> std::fmt::Debug for McpHttp<S> {
@@ -69,8 +71,8 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
         config: HttpConfig,
     ) -> Result<Self, McpError> {
         let running = RunningServer::start(server.into_server()).await?;
-        let shared = Arc::new(legacy::Shared::new(running, config));
-        legacy::spawn_expiry(&shared);
+        let shared = Arc::new(sessions::Shared::new(running, config));
+        sessions::spawn_expiry(&shared);
         Ok(Self { shared })
     }
 
@@ -184,7 +186,7 @@ pub async fn serve_http_on(
 }
 
 async fn endpoint<S: Send + Sync + 'static>(
-    State(shared): State<Arc<legacy::Shared<S>>>,
+    State(shared): State<Arc<sessions::Shared<S>>>,
     request: axum::extract::Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
@@ -215,7 +217,7 @@ async fn endpoint<S: Send + Sync + 'static>(
     let headers = http.headers();
     match method {
         Method::GET => match session_id {
-            Some(id) => legacy::get_stream(&shared, &id, &http),
+            Some(id) => standalone::get_stream(&shared, &id, &http),
             None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
         },
         Method::DELETE => match session_id {
@@ -271,7 +273,7 @@ async fn endpoint<S: Send + Sync + 'static>(
 /// `403` when the token lacks the scopes of the 2026 request named by `Mcp-Method` and
 /// `Mcp-Name` (checked against the body later, so a lie is refused there).
 fn early_scope_check<S: Send + Sync + 'static>(
-    shared: &legacy::Shared<S>,
+    shared: &sessions::Shared<S>,
     parts: &axum::http::request::Parts,
 ) -> Option<Response> {
     let protection = parts.extensions.get::<Protection>()?;
@@ -288,7 +290,7 @@ fn early_scope_check<S: Send + Sync + 'static>(
 /// `403` when the token lacks the scopes of the request in `message` (a 2025 request, whose
 /// target is only in the body).
 fn scope_check<S: Send + Sync + 'static>(
-    shared: &legacy::Shared<S>,
+    shared: &sessions::Shared<S>,
     http: &HttpRequest,
     message: &Message,
 ) -> Option<Response> {

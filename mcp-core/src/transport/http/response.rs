@@ -66,6 +66,15 @@ pub(crate) fn accepts_sse(headers: &HeaderMap) -> bool {
     })
 }
 
+/// A JSON-RPC error answer with HTTP `status`.
+pub(crate) fn error(
+    status: StatusCode,
+    id: Option<&crate::jsonrpc::RequestId>,
+    e: crate::error::McpError,
+) -> Response {
+    json(status, crate::jsonrpc::encode_error(id, &e.to_wire(false)))
+}
+
 pub(crate) fn json(status: StatusCode, line: String) -> Response {
     (
         status,

@@ -1,0 +1,137 @@
+//! The standalone `GET` stream of a 2025-11-25 session, and `Last-Event-ID` replays of any of
+//! its streams.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use tokio::sync::mpsc;
+
+use super::events::{self, Resume};
+use super::headers;
+use super::response::{self, error};
+use super::sessions::{lock, HttpSession, Shared};
+use crate::error::McpError;
+use crate::lowlevel::HttpRequest;
+
+pub(crate) fn get_stream<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    id: &str,
+    http: &HttpRequest,
+) -> Response {
+    let headers = http.headers();
+    let Some(session) = shared.get(id, http) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let accepts = headers::get(headers, "accept").is_some_and(|a| a.contains("text/event-stream"));
+    if !accepts {
+        return StatusCode::NOT_ACCEPTABLE.into_response();
+    }
+    *lock(&session.last_seen) = Instant::now();
+    if let Some(last) = headers.get("last-event-id") {
+        // Resumption: the rest of the stream that event belonged to.
+        let parsed = last.to_str().ok().and_then(events::parse_id);
+        let Some((stream, seq)) = parsed else {
+            return error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request(
+                    "Bad Request: Last-Event-ID is not an event id of this server",
+                ),
+            );
+        };
+        match session.store.resume(stream, seq) {
+            Resume::Ready => {}
+            // 400, not 404: a 404 tells a 2025 client its session is gone.
+            Resume::Unknown => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    McpError::invalid_request(
+                        "Bad Request: Last-Event-ID names no stream of this session",
+                    ),
+                )
+            }
+            Resume::Gone => {
+                return error(
+                    StatusCode::GONE,
+                    None,
+                    McpError::invalid_request(format!(
+                        "Gone: events after {stream}-{seq} are no longer kept (the session's \
+                         event store is bounded); messages of that stream were lost"
+                    )),
+                )
+            }
+        }
+        let (out, body) = mpsc::channel(16);
+        let store = session.store.clone();
+        let timeout = shared.config.request_timeout;
+        tokio::spawn(async move { store.replay(stream, seq, out, timeout).await });
+        return response::sse_body(response::ChannelBody(body));
+    }
+    let Some(rx) = lock(&session.standalone).take() else {
+        return StatusCode::CONFLICT.into_response();
+    };
+    let stream = StandaloneStream {
+        rx: Some(rx),
+        session,
+        primed: false,
+    };
+    response::sse_body(stream)
+}
+
+/// The session's standalone stream: a priming event, then every session-level message, each
+/// with an id kept in the event store.
+struct StandaloneStream {
+    rx: Option<mpsc::Receiver<String>>,
+    session: Arc<HttpSession>,
+    primed: bool,
+}
+
+impl Drop for StandaloneStream {
+    /// The client went away: the next GET gets the stream (and what queued meanwhile).
+    fn drop(&mut self) {
+        if let Some(rx) = self.rx.take() {
+            if !self.session.session.is_closed() {
+                *lock(&self.session.standalone) = Some(rx);
+                *lock(&self.session.last_seen) = Instant::now();
+            }
+        }
+    }
+}
+
+impl futures_core::Stream for StandaloneStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        if !self.primed {
+            self.primed = true;
+            return std::task::Poll::Ready(Some(Ok(events::priming(0))));
+        }
+        let Some(rx) = self.rx.as_mut() else {
+            return std::task::Poll::Ready(None);
+        };
+        match rx.poll_recv(cx) {
+            std::task::Poll::Pending => std::task::Poll::Pending,
+            // The session ended (the empty marker) or its sender is gone.
+            std::task::Poll::Ready(None) => std::task::Poll::Ready(None),
+            std::task::Poll::Ready(Some(line)) if line.is_empty() => {
+                self.rx = None;
+                std::task::Poll::Ready(None)
+            }
+            std::task::Poll::Ready(Some(line)) => {
+                let seq = self
+                    .session
+                    .standalone_seq
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    + 1;
+                std::task::Poll::Ready(Some(Ok(self.session.store.push(0, seq, &line))))
+            }
+        }
+    }
+}
