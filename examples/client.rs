@@ -149,6 +149,10 @@ async fn connect(options: &Options) -> Result<Client, McpError> {
         let oauth = mcp::client::oauth::OAuth::builder()
             .client_name("mcp example client")
             .build()?;
+        // Log in first: a person in a browser can take longer than a request may.
+        oauth
+            .login(options.url.as_deref().unwrap_or_default())
+            .await?;
         http = http.auth(oauth);
     }
     builder.connect(http).await

@@ -8,7 +8,7 @@
 //! environment (unset: the defaults of `HttpConfig` and `ServerOptions`): `LIMITS_MAX_SESSIONS`,
 //! `LIMITS_SESSIONS_PER_CLIENT`, `LIMITS_STORE_SESSION_BYTES`, `LIMITS_STORE_TOTAL_BYTES`,
 //! `LIMITS_STREAM_BUFFER_BYTES`, `LIMITS_WRITE_TIMEOUT_MS`, `LIMITS_HEADER_TIMEOUT_MS`,
-//! `LIMITS_MAX_CONNECTIONS`, `LIMITS_MAX_IN_FLIGHT`.
+//! `LIMITS_MAX_CONNECTIONS`, `LIMITS_CONNECTIONS_PER_CLIENT`, `LIMITS_MAX_IN_FLIGHT`.
 
 use std::time::Duration;
 
@@ -84,6 +84,9 @@ async fn main() -> mcp::Result<()> {
     }
     if let Some(n) = var("LIMITS_MAX_CONNECTIONS") {
         config.max_connections = n as usize;
+    }
+    if let Some(n) = var("LIMITS_CONNECTIONS_PER_CLIENT") {
+        config.max_connections_per_client = n as usize;
     }
     let mut server = McpServer::new("http-limits")
         .version("1.0.0")

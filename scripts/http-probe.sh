@@ -19,7 +19,9 @@ bin="${CARGO_TARGET_DIR:-$repo/target}/debug/examples"
 out="$(mktemp)"
 (
     ulimit -n 1024
-    LIMITS_HEADER_TIMEOUT_MS=2000 exec "$bin/http_limits"
+    # No per-client share here: this probe is about the header timeout and the global cap
+    # (tests/hardening_http.rs checks the share).
+    LIMITS_HEADER_TIMEOUT_MS=2000 LIMITS_CONNECTIONS_PER_CLIENT=100000 exec "$bin/http_limits"
 ) >"$out" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; rm -f "$out"' EXIT

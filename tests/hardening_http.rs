@@ -545,6 +545,7 @@ async fn slow_headers_time_out_and_connections_are_capped() {
     let server = Server::start(&[
         ("LIMITS_HEADER_TIMEOUT_MS", "1000"),
         ("LIMITS_MAX_CONNECTIONS", "4"),
+        ("LIMITS_CONNECTIONS_PER_CLIENT", "4"),
     ])
     .await;
     let port = server.port;
@@ -567,7 +568,11 @@ async fn slow_headers_time_out_and_connections_are_capped() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_the_connection_cap_nothing_more_is_served_until_one_closes() {
-    let server = Server::start(&[("LIMITS_MAX_CONNECTIONS", "2")]).await;
+    let server = Server::start(&[
+        ("LIMITS_MAX_CONNECTIONS", "2"),
+        ("LIMITS_CONNECTIONS_PER_CLIENT", "2"),
+    ])
+    .await;
     let port = server.port;
     let held = trickle(port, 2).await;
     let mut waiting =
@@ -581,5 +586,28 @@ async fn over_the_connection_cap_nothing_more_is_served_until_one_closes() {
     drop(held);
     let reply = waiting.await.unwrap();
     assert_eq!(reply.status, 200, "{}", reply.body);
+    server.still_serves().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_hold_every_connection() {
+    // A cap of 8 connections, 2 per client: 127.0.0.1 holds two, its third is closed at once,
+    // and another client (127.0.0.2) is still served.
+    let server = Server::start(&[
+        ("LIMITS_MAX_CONNECTIONS", "8"),
+        ("LIMITS_CONNECTIONS_PER_CLIENT", "2"),
+    ])
+    .await;
+    let port = server.port;
+    let held = trickle(port, 2).await;
+    let mut third = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(5), third.read(&mut buf))
+        .await
+        .expect("the third connection is closed, not left waiting");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    let (status, _, _) = send_from("127.0.0.2", port, &[], &initialize()).await;
+    assert_eq!(status, 200);
+    drop(held);
     server.still_serves().await;
 }

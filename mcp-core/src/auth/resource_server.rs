@@ -455,8 +455,12 @@ where
                 *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
                 return Ok(response);
             }
-            if request.method() == Method::OPTIONS {
-                // CORS preflights carry no credentials.
+            let preflight = request.method() == Method::OPTIONS
+                && request
+                    .headers()
+                    .contains_key("access-control-request-method");
+            if preflight {
+                // CORS preflights carry no credentials; any other OPTIONS needs a token.
                 return service.call(request).await;
             }
             match inner.admit(&mut request).await {

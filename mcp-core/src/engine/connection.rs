@@ -531,6 +531,9 @@ async fn write_lines<W: AsyncWrite + Unpin>(
                     None => unflushed = false,
                 }
             }
+            // Stopping, nothing to write, but a message arrived after the drain above: take it
+            // on the next turn (without this branch `select!` would panic here).
+            else => {}
         }
     }
 }

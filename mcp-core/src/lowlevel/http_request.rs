@@ -20,10 +20,38 @@ mod parts {
     ///     ctx.http()?.headers().get("x-tenant")?.to_str().ok()
     /// }
     /// ```
-    #[derive(Debug)]
     pub struct HttpRequest {
         parts: Parts,
         peer: Option<SocketAddr>,
+    }
+
+    /// Headers whose values are credentials: `Debug` shows that they are there, not what they
+    /// hold (a handler that logs `ctx.http()` must not log a bearer token).
+    const SECRET_HEADERS: &[&str] = &["authorization", "proxy-authorization", "cookie"];
+
+    impl std::fmt::Debug for HttpRequest {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            let headers: Vec<(&str, &str)> = self
+                .parts
+                .headers
+                .iter()
+                .map(|(name, value)| {
+                    let shown = if SECRET_HEADERS.contains(&name.as_str()) {
+                        "<redacted>"
+                    } else {
+                        value.to_str().unwrap_or("<not text>")
+                    };
+                    (name.as_str(), shown)
+                })
+                .collect();
+            f.debug_struct("HttpRequest")
+                .field("method", &self.parts.method)
+                .field("uri", &self.parts.uri)
+                .field("headers", &headers)
+                .field("peer", &self.peer)
+                .field("principal", &self.principal())
+                .finish_non_exhaustive()
+        }
     }
 
     impl HttpRequest {

@@ -265,8 +265,10 @@ pub(crate) async fn discover(
                     "no authorization server metadata found for `{issuer}`"
                 ))
             })?;
+            let server = AuthServer::from_metadata(issuer, metadata)?;
+            check_server(&server)?;
             Ok(Discovered {
-                server: AuthServer::from_metadata(issuer, metadata)?,
+                server,
                 resource: prm.resource,
                 scopes_supported: prm.scopes_supported,
             })
@@ -280,6 +282,7 @@ pub(crate) async fn discover(
                 Some(metadata) => AuthServer::from_metadata(&origin, metadata)?,
                 None => AuthServer::defaults(&origin),
             };
+            check_server(&server)?;
             let resource = endpoint.split('#').next().unwrap_or(endpoint).to_owned();
             Ok(Discovered {
                 resource,
@@ -290,6 +293,66 @@ pub(crate) async fn discover(
     }
 }
 
+/// Refuses a URL the client must not send people or credentials to: anything but `https://`,
+/// except `http://` to this machine (loopback names and addresses), as OAuth 2.1 requires. A
+/// malicious MCP server names its authorization server; without this, its "authorization
+/// endpoint" could be a `file:` or custom-scheme URL handed to the system's URL opener.
+pub(crate) fn check_secure_url(url: &str, what: &str) -> Result<(), McpError> {
+    let refuse = || {
+        McpError::internal(format!(
+            "the {what} `{}` is neither https nor http on this machine; refusing to use it",
+            crate::error::echo_capped(&url.escape_debug().to_string())
+        ))
+    };
+    if url.chars().any(char::is_control) {
+        return Err(refuse());
+    }
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") {
+        return Ok(());
+    }
+    let Some(rest) = lower.strip_prefix("http://") else {
+        return Err(refuse());
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return Err(refuse());
+    }
+    let host = if authority.starts_with('[') {
+        authority
+            .split(']')
+            .next()
+            .map(|h| format!("{h}]"))
+            .unwrap_or_default()
+    } else {
+        authority
+            .rsplit_once(':')
+            .map_or(authority, |(h, _)| h)
+            .to_owned()
+    };
+    let loopback = host == "localhost"
+        || host == "[::1]"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if loopback {
+        Ok(())
+    } else {
+        Err(refuse())
+    }
+}
+
+/// Every URL of `server` the client will use (see [`check_secure_url`]).
+fn check_server(server: &AuthServer) -> Result<(), McpError> {
+    check_secure_url(&server.issuer, "authorization server")?;
+    check_secure_url(&server.authorization_endpoint, "authorization endpoint")?;
+    check_secure_url(&server.token_endpoint, "token endpoint")?;
+    if let Some(url) = &server.registration_endpoint {
+        check_secure_url(url, "registration endpoint")?;
+    }
+    Ok(())
+}
+
 /// The first PRM document found (`None`: none of the candidates has one). A `resource_metadata`
 /// URL that does not answer with a document is an error: the server said where it is.
 async fn fetch_prm(
@@ -297,6 +360,9 @@ async fn fetch_prm(
     endpoint: &str,
     header: Option<&str>,
 ) -> Result<Option<ProtectedResourceMetadata>, McpError> {
+    if let Some(url) = header {
+        check_secure_url(url, "resource metadata URL")?;
+    }
     for url in prm_candidates(endpoint, header) {
         let fetched = match fetch.get(&url).await {
             Ok(fetched) => fetched,

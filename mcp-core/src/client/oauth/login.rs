@@ -236,6 +236,12 @@ impl BrowserLogin {
 
 /// Starts the system's browser on `url`; `false` when none could be started.
 fn open_browser(url: &str) -> bool {
+    // Only web URLs reach the system's URL opener (discovery already refuses others; this
+    // keeps a custom `Login` caller from handing it a `file:` or custom-scheme URL).
+    if super::discovery::check_secure_url(url, "authorization URL").is_err() {
+        tracing::warn!("refused to open a URL that is not https (or http on this machine)");
+        return false;
+    }
     let mut command = if cfg!(target_os = "macos") {
         std::process::Command::new("open")
     } else if cfg!(windows) {
@@ -298,7 +304,12 @@ impl Login for BrowserLogin {
                 .ok_or_else(|| McpError::internal("no redirect listener"))?;
             tracing::info!(url = %authorization_url, "opening the browser to log in");
             if !(self.opener)(authorization_url) {
-                eprintln!("Open this URL in a browser to log in:\n{authorization_url}");
+                // Control characters could rewrite the terminal: shown escaped.
+                let shown: String = authorization_url
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .collect();
+                eprintln!("Open this URL in a browser to log in:\n{shown}");
             }
             let wait = async {
                 loop {

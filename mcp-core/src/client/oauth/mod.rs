@@ -161,6 +161,7 @@ impl Default for OAuthBuilder {
                 application_type: DEFAULT_APPLICATION_TYPE.to_owned(),
                 metadata_url: None,
                 preregistered: Vec::new(),
+                pinned: Default::default(),
             },
             offline_access: true,
             timeout: DEFAULT_TIMEOUT,
@@ -204,8 +205,11 @@ impl OAuthBuilder {
         self
     }
 
-    /// Pre-registered credentials, used at every authorization server that has none of its own
-    /// (see [`client_for`](Self::client_for)). Default: none.
+    /// Pre-registered credentials, used at the authorization server that has none of its own
+    /// (see [`client_for`](Self::client_for)). Default: none. A client secret given this way
+    /// goes only to the first authorization server it is used with (another MCP server could
+    /// name a server of its own to collect it); name the issuer with `client_for` when one
+    /// provider serves several servers.
     pub fn client(mut self, credentials: ClientCredentials) -> Self {
         self.identity.preregistered.push((None, credentials));
         self
@@ -267,6 +271,38 @@ impl OAuth {
         OAuthBuilder::default()
     }
 
+    /// Logs in to `endpoint` now (discovery from its well-known metadata, then the store, a
+    /// refresh or a login), instead of when its first request is refused. Call it before
+    /// connecting when the person logs in interactively: a login inside the first request
+    /// can outlast that request's timeout (60 s) or the era probe (10 s), which then fail
+    /// while the login goes on.
+    ///
+    /// ```no_run
+    /// # async fn run() -> mcp_core::Result<()> {
+    /// use mcp_core::client::{oauth::OAuth, Client};
+    /// use mcp_core::transport::HttpClientTransport;
+    ///
+    /// let url = "https://mcp.example.com/mcp";
+    /// let oauth = OAuth::builder().build()?;
+    /// oauth.login(url).await?;
+    /// let client = Client::connect(HttpClientTransport::new(url)?.auth(oauth)).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn login(&self, endpoint: &str) -> Result<(), McpError> {
+        let refusal = Refusal {
+            status: 401,
+            challenge: None,
+            endpoint: endpoint.to_owned(),
+            sent: None,
+        };
+        let inner = self.inner.clone();
+        match tokio::spawn(async move { inner.refused(&refusal).await }).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(McpError::internal(format!("the login task failed: {e}"))),
+        }
+    }
+
     /// Forgets the tokens of `endpoint` (in memory and in the store); the next request goes
     /// without credentials and its `401` starts a new login. Client registrations are kept.
     pub async fn logout(&self, endpoint: &str) -> Result<(), McpError> {
@@ -288,7 +324,17 @@ impl AuthProvider for OAuth {
     }
 
     fn refused<'a>(&'a self, refusal: &'a Refusal) -> AuthFuture<'a, bool> {
-        Box::pin(self.inner.refused(refusal))
+        let inner = self.inner.clone();
+        let refusal = refusal.clone();
+        Box::pin(async move {
+            // A login takes as long as the person takes: it runs on a task of its own, so a
+            // request that gives up (its timeout, the era probe) does not cancel it, and the
+            // requests after it find its tokens.
+            match tokio::spawn(async move { inner.refused(&refusal).await }).await {
+                Ok(outcome) => outcome,
+                Err(e) => Err(McpError::internal(format!("the login task failed: {e}"))),
+            }
+        })
     }
 }
 

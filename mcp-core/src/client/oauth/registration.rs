@@ -22,17 +22,44 @@ pub(crate) struct Identity {
     pub(crate) metadata_url: Option<String>,
     /// Pre-registered credentials: for one issuer (`Some`) or for any (`None`).
     pub(crate) preregistered: Vec<(Option<String>, ClientCredentials)>,
+    /// The issuer that credentials given for any issuer *with a secret* were first used with:
+    /// the secret never goes to another one (another MCP server could name an authorization
+    /// server of its own to collect it).
+    pub(crate) pinned: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl Identity {
-    /// The pre-registered credentials for `issuer`: those given for it, else those for any.
+    /// The pre-registered credentials for `issuer`: those given for it, else those for any
+    /// (a secret among them only for the first issuer they were used with).
     fn preregistered(&self, issuer: &str) -> Option<&ClientCredentials> {
         let exact = self
             .preregistered
             .iter()
             .find(|(i, _)| i.as_deref() == Some(issuer));
-        let any = || self.preregistered.iter().find(|(i, _)| i.is_none());
-        exact.or_else(any).map(|(_, c)| c)
+        if let Some((_, credentials)) = exact {
+            return Some(credentials);
+        }
+        let (_, any) = self.preregistered.iter().find(|(i, _)| i.is_none())?;
+        if any.client_secret.is_none() {
+            return Some(any);
+        }
+        let mut pinned = self.pinned.lock().unwrap_or_else(|p| p.into_inner());
+        match pinned.as_deref() {
+            None => {
+                *pinned = Some(issuer.to_owned());
+                Some(any)
+            }
+            Some(first) if first == issuer => Some(any),
+            Some(first) => {
+                tracing::warn!(
+                    first,
+                    issuer,
+                    "pre-registered client secret not sent to a second authorization server \
+                     (give it with OAuthBuilder::client_for(issuer, ..))"
+                );
+                None
+            }
+        }
     }
 }
 
@@ -142,12 +169,22 @@ mod tests {
                 (None, ClientCredentials::public("any")),
                 (Some("http://a".into()), ClientCredentials::public("for-a")),
             ],
+            pinned: Default::default(),
         };
         assert_eq!(
             identity.preregistered("http://a").unwrap().client_id,
             "for-a"
         );
         assert_eq!(identity.preregistered("http://b").unwrap().client_id, "any");
+        // A secret given for any issuer goes to the first one only.
+        let secret = Identity {
+            preregistered: vec![(None, ClientCredentials::confidential("c", "s"))],
+            pinned: Default::default(),
+            ..identity.clone()
+        };
+        assert!(secret.preregistered("http://first").is_some());
+        assert!(secret.preregistered("http://first").is_some());
+        assert!(secret.preregistered("http://attacker").is_none());
         let body = registration_body(&identity, "http://localhost:3000/callback", "none");
         assert_eq!(body["application_type"], "native");
         assert_eq!(body["grant_types"][1], "refresh_token");

@@ -187,7 +187,8 @@ fn read_tokens(
         refresh_token: response
             .refresh_token
             .or_else(|| previous_refresh.map(str::to_owned)),
-        expires_at: expires_in.map(|s| SystemTime::now() + Duration::from_secs(s)),
+        // A lifetime too long to represent means "does not expire".
+        expires_at: expires_in.and_then(|s| SystemTime::now().checked_add(Duration::from_secs(s))),
         requested_scope,
         granted_scope: response.scope,
     })

@@ -60,6 +60,11 @@ pub struct HttpConfig {
     /// server stops accepting until one closes (new clients wait in the listen backlog).
     /// Default 512 (keep it below the process's open-files limit).
     pub max_connections: usize,
+    /// Connections one client (an IPv4 address, an IPv6 /64) may hold at once under
+    /// `serve_http_on`; more are closed as soon as they are accepted. `0` (the default) means
+    /// an eighth of [`max_connections`](Self::max_connections) (64 by default): one peer
+    /// cannot hold every connection and lock the others out.
+    pub max_connections_per_client: usize,
     /// OAuth 2.1 protection: Protected Resource Metadata, bearer tokens, scopes, audience.
     /// Default `None`: the endpoint is open (anyone who can reach it may call it).
     pub auth: Option<crate::auth::ResourceServer>,
@@ -108,6 +113,7 @@ impl Default for HttpConfig {
             write_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(30),
             max_connections: 512,
+            max_connections_per_client: 0,
             auth: None,
         }
     }

@@ -7,9 +7,10 @@
 //! connection). Shutdown stops accepting, lets every connection finish the request it serves,
 //! then returns.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,6 +44,11 @@ pub(crate) async fn serve(
         .header_read_timeout(config.header_read_timeout)
         .keep_alive(true);
     let write_timeout = config.write_timeout;
+    let share = match config.max_connections_per_client {
+        0 => (cap as usize / 8).max(1),
+        n => n,
+    };
+    let clients = Arc::new(std::sync::Mutex::new(HashMap::<IpAddr, usize>::new()));
     tokio::pin!(shutdown);
     loop {
         // At the cap, wait for a connection to close before accepting another.
@@ -65,6 +71,11 @@ pub(crate) async fn serve(
                 }
             },
         };
+        let Some(slot) = ClientSlot::take(&clients, peer.ip(), share) else {
+            tracing::debug!(peer = %peer.ip(), "a client over its share of connections: closed");
+            drop(tcp);
+            continue;
+        };
         let _ = tcp.set_nodelay(true);
         let io = TokioIo::new(WriteTimeout::new(tcp, write_timeout));
         let router = router.clone();
@@ -79,6 +90,7 @@ pub(crate) async fn serve(
         let mut stopping = stopping.clone();
         tokio::spawn(async move {
             let _permit = permit;
+            let _slot = slot;
             tokio::pin!(connection);
             tokio::select! {
                 result = connection.as_mut() => log_end(result),
@@ -93,6 +105,57 @@ pub(crate) async fn serve(
     let _ = stop.send(true);
     // Every connection gives its permit back when it has finished.
     let _all = connections.acquire_many(cap).await;
+}
+
+/// The key of a client's share: its IPv4 address, or the /64 of an IPv6 one (one host
+/// usually holds a whole /64).
+fn client_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+    }
+}
+
+/// One connection of a client, counted while it lives.
+struct ClientSlot {
+    clients: Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>,
+    key: IpAddr,
+}
+
+impl ClientSlot {
+    /// A slot for `ip`, unless its client already holds `share` connections.
+    fn take(
+        clients: &Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>,
+        ip: IpAddr,
+        share: usize,
+    ) -> Option<Self> {
+        let key = client_key(ip);
+        let mut counts = clients.lock().unwrap_or_else(|p| p.into_inner());
+        let held = counts.entry(key).or_insert(0);
+        if *held >= share {
+            return None;
+        }
+        *held += 1;
+        Some(Self {
+            clients: clients.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut counts = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(held) = counts.get_mut(&self.key) {
+            *held -= 1;
+            if *held == 0 {
+                counts.remove(&self.key);
+            }
+        }
+    }
 }
 
 /// Resolves once shutdown is asked for (or the loop is gone).

@@ -257,12 +257,13 @@ async fn endpoint<S: Send + Sync + 'static>(
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
                 return response::json(StatusCode::BAD_REQUEST, line);
             }
+            // The scopes of the operation, from the body itself (both eras).
+            if let Some(refused) = scope_check(&shared, &http, &message) {
+                return refused;
+            }
             if let Some(peeked) = stateless_peek(headers, &message, session_id.is_some()) {
                 stateless::post(&shared.server, &shared.config, &http, message, peeked).await
             } else {
-                if let Some(refused) = scope_check(&shared, &http, &message) {
-                    return refused;
-                }
                 legacy::post(&shared, session_id.as_deref(), &http, message).await
             }
         }
@@ -278,6 +279,11 @@ fn early_scope_check<S: Send + Sync + 'static>(
 ) -> Option<Response> {
     let protection = parts.extensions.get::<Protection>()?;
     let method = headers::get(&parts.headers, "mcp-method")?;
+    // Only for the methods whose `Mcp-Name` the 2026 checks compare with the body; the check
+    // after decoding covers every request anyway.
+    if !NAMED_METHODS.contains(&method) {
+        return None;
+    }
     let target =
         headers::get(&parts.headers, "mcp-name").and_then(|v| headers::decode_value(v).ok());
     let required = shared
@@ -304,9 +310,31 @@ fn scope_check<S: Send + Sync + 'static>(
         _ => peeked.name.as_ref(),
     }
     .and_then(|v| v.as_str());
+    if target.is_none() && NAMED_METHODS.contains(&method.as_str()) {
+        // Without a readable target its scopes cannot be checked: refused, never run.
+        let e = McpError::invalid_params(format!(
+            "Invalid params: {method} must name its {} as a string",
+            if method == "resources/read" {
+                "uri"
+            } else {
+                "name"
+            }
+        ));
+        let id = match message {
+            Message::Request { id, .. } => Some(id),
+            _ => None,
+        };
+        return Some(response::json(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::encode_error(id, &e.to_wire(false)),
+        ));
+    }
     let required = shared.server.server.required_scopes(method, target);
     protection.check_scopes(http.principal(), &required)
 }
+
+/// The methods that name a tool, prompt or resource (`Mcp-Name` on 2026).
+const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// False when the request has an `Accept` header that takes neither JSON nor SSE (no header
 /// means anything is acceptable, as in HTTP).

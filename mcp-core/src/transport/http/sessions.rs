@@ -106,6 +106,9 @@ impl<S: Send + Sync + 'static> Shared<S> {
     }
 
     pub(super) fn end(&self, session: &HttpSession) {
+        // Its requests end with it: a client cannot keep handlers running past DELETE (and
+        // so past its share of sessions and requests).
+        session.in_flight.cancel_where(|_| true);
         // The empty marker ends an open standalone GET stream.
         let _ = session.session.outbound_sender().try_send(String::new());
         session.session.mark_closed();
