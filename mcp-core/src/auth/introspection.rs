@@ -184,14 +184,18 @@ impl Introspection {
         self
     }
 
-    /// Accepts tokens for `audience` too.
+    /// Accepts tokens for `audience` too. Behind a [`ResourceServer`](super::ResourceServer),
+    /// give it [`accept_audience`](super::ResourceServer::accept_audience) as well: it checks
+    /// the audience again.
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audiences.push(audience.into());
         self
     }
 
-    /// Accepts answers that carry no `aud` at all (some servers never send one). An `aud` that
-    /// is present must still name an accepted audience. Off by default.
+    /// Accepts answers that carry no `aud` at all (some servers never send one): the principal
+    /// then carries this verifier's audiences, so a [`ResourceServer`](super::ResourceServer)
+    /// in front accepts it. An `aud` that is present must still name an accepted audience. Off
+    /// by default.
     pub fn audience_optional(mut self) -> Self {
         self.audience_optional = true;
         self
@@ -342,6 +346,9 @@ impl Introspection {
             &self.audiences,
             self.audience_optional,
         )?;
+        // An answer without `aud` (accepted with `audience_optional`) vouches for the
+        // audiences this verifier serves: the resource server in front sees those.
+        let audiences = audiences.or_else(|| Some(self.audiences.clone()));
         claims::principal(answer, audiences, exp)
     }
 }

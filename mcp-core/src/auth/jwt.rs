@@ -144,7 +144,10 @@ impl JwtVerifier {
         Self::new(&metadata.issuer, jwks, audience)
     }
 
-    /// Accepts tokens for `audience` too (a resource known by several names).
+    /// Accepts tokens for `audience` too (a resource known by several names). Behind a
+    /// [`ResourceServer`](super::ResourceServer), give it
+    /// [`accept_audience`](super::ResourceServer::accept_audience) as well: it checks the
+    /// audience again.
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audiences.push(audience.into());
         self

@@ -85,7 +85,10 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
     /// The endpoint as an axum router serving `path`.
     ///
     /// With [`HttpConfig::auth`] set, the router also serves the Protected Resource Metadata
-    /// at its well-known paths and admits only requests with an acceptable token.
+    /// at its well-known paths and admits only requests with an acceptable token. Those paths
+    /// are absolute: merge this router into yours (`Router::merge`) rather than nesting it
+    /// under a prefix, or put [`ResourceServer::layer`](crate::auth::ResourceServer::layer) on
+    /// your outer router, so `/.well-known/oauth-protected-resource/...` is reachable.
     pub fn router_at(&self, path: &str) -> Router {
         let limit = self.shared.config.max_body_bytes;
         // The body is read (bounded in size and time) by the endpoint itself.
@@ -218,11 +221,11 @@ async fn endpoint<S: Send + Sync + 'static>(
     match method {
         Method::GET => match session_id {
             Some(id) => standalone::get_stream(&shared, &id, &http),
-            None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+            None => method_not_allowed(),
         },
         Method::DELETE => match session_id {
             Some(id) => legacy::delete(&shared, &id, &http),
-            None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+            None => method_not_allowed(),
         },
         Method::POST => {
             let json = headers::get(headers, "content-type").is_some_and(|t| {
@@ -267,7 +270,7 @@ async fn endpoint<S: Send + Sync + 'static>(
                 legacy::post(&shared, session_id.as_deref(), &http, message).await
             }
         }
-        _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        _ => method_not_allowed(),
     }
 }
 
@@ -335,6 +338,16 @@ fn scope_check<S: Send + Sync + 'static>(
 
 /// The methods that name a tool, prompt or resource (`Mcp-Name` on 2026).
 const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+
+/// 405 with the `Allow` header RFC 9110 requires: a GET or DELETE without a session, or a
+/// method the endpoint does not serve.
+fn method_not_allowed() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(axum::http::header::ALLOW, "GET, POST, DELETE")],
+    )
+        .into_response()
+}
 
 /// False when the request has an `Accept` header that takes neither JSON nor SSE (no header
 /// means anything is acceptable, as in HTTP).

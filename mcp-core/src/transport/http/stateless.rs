@@ -225,7 +225,15 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 surface_internal: server.server.options.surface_internal_errors,
                 http: Some(http.clone()),
             };
-            dispatch::handle_notification(origin, method, params).await;
+            // Bounded like a 2025 notification: a handler that hangs does not hold the
+            // connection.
+            let handled = dispatch::handle_notification(origin, method, params);
+            if tokio::time::timeout(config.request_timeout, handled)
+                .await
+                .is_err()
+            {
+                tracing::warn!("a notification handler ran past the request timeout");
+            }
             StatusCode::ACCEPTED.into_response()
         }
         Message::Request { id, method, params } => {
