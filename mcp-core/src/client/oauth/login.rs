@@ -278,6 +278,9 @@ fn request_target(head: &str) -> Option<&str> {
     (method == "GET").then_some(target)
 }
 
+/// How long one connection to the redirect listener may take to send its request head.
+const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 const DONE_PAGE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Login \
     complete</title></head><body><p>Login complete. You can close this window and return to \
     the application.</p></body></html>";
@@ -311,6 +314,13 @@ impl Login for BrowserLogin {
                     .collect();
                 eprintln!("Open this URL in a browser to log in:\n{shown}");
             }
+            // Only the redirect of this login ends it: one carrying its `state` (a stale tab or
+            // another local program calling the port is answered and ignored).
+            let expected =
+                crate::fetch::parse_query(authorization_url.split_once('?').map_or("", |(_, q)| q))
+                    .into_iter()
+                    .find(|(k, _)| k == "state")
+                    .map(|(_, v)| v);
             let wait = async {
                 loop {
                     let (mut stream, _) = listener
@@ -319,12 +329,18 @@ impl Login for BrowserLogin {
                         .map_err(|e| McpError::internal(format!("login redirect listener: {e}")))?;
                     let mut head = Vec::with_capacity(1024);
                     let mut buf = [0u8; 1024];
-                    // Read the request head (at most 16 KiB; the body, if any, is ignored).
-                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                    // Read the request head (at most 16 KiB, within 5 s; the body, if any, is
+                    // ignored): an idle connection cannot hold the login up.
+                    let read_head = async {
+                        while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
+                            match stream.read(&mut buf).await {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => head.extend_from_slice(&buf[..n]),
+                            }
                         }
+                    };
+                    if tokio::time::timeout(HEAD_TIMEOUT, read_head).await.is_err() {
+                        continue;
                     }
                     let head = String::from_utf8_lossy(&head);
                     let target = request_target(&head).unwrap_or("");
@@ -336,6 +352,12 @@ impl Login for BrowserLogin {
                         continue;
                     }
                     let response = AuthorizationResponse::from_redirect(target);
+                    if expected.is_some() && response.state != expected {
+                        let _ = stream
+                            .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                            .await;
+                        continue;
+                    }
                     let reply = format!(
                         "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\n\
                          content-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{DONE_PAGE}",

@@ -62,8 +62,9 @@ pub struct HttpConfig {
     pub max_connections: usize,
     /// Connections one client (an IPv4 address, an IPv6 /64) may hold at once under
     /// `serve_http_on`; more are closed as soon as they are accepted. `0` (the default) means
-    /// an eighth of [`max_connections`](Self::max_connections) (64 by default): one peer
-    /// cannot hold every connection and lock the others out.
+    /// half of [`max_connections`](Self::max_connections) (256 by default): one peer cannot
+    /// hold every connection and lock the others out, while a client pooling many concurrent
+    /// requests (one connection each on HTTP/1.1) still gets plenty.
     pub max_connections_per_client: usize,
     /// OAuth 2.1 protection: Protected Resource Metadata, bearer tokens, scopes, audience.
     /// Default `None`: the endpoint is open (anyone who can reach it may call it).

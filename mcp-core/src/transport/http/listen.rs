@@ -45,7 +45,7 @@ pub(crate) async fn serve(
         .keep_alive(true);
     let write_timeout = config.write_timeout;
     let share = match config.max_connections_per_client {
-        0 => (cap as usize / 8).max(1),
+        0 => (cap as usize / 2).max(1),
         n => n,
     };
     let clients = Arc::new(std::sync::Mutex::new(HashMap::<IpAddr, usize>::new()));

@@ -169,6 +169,24 @@ impl Conn {
         }
     }
 
+    /// Sends `request` with the current credentials but never asks for new ones: for the
+    /// `DELETE` that ends a session, which must not start a login on its way out.
+    pub(super) async fn send_as_is(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Response<Body>, McpError> {
+        let mut request = request;
+        if let Some(auth) = &self.auth {
+            let endpoint = self.url.to_string();
+            if let Some(value) = auth.authorization(&endpoint).await? {
+                if let Ok(value) = HeaderValue::try_from(value) {
+                    request.headers_mut().insert(AUTHORIZATION, value);
+                }
+            }
+        }
+        self.send_once(request).await
+    }
+
     async fn send_once(&self, request: Request<Full<Bytes>>) -> Result<Response<Body>, McpError> {
         self.hyper.request(request).await.map_err(|e| {
             let text = crate::fetch::error_chain(&e);

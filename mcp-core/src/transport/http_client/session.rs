@@ -146,7 +146,7 @@ impl Conn {
             builder = builder.header(PROTOCOL_VERSION, version);
         }
         if let Ok(request) = builder.body(Full::new(Bytes::new())) {
-            let _ = tokio::time::timeout(Duration::from_secs(2), self.send(request)).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.send_as_is(request)).await;
         }
     }
 }
