@@ -287,7 +287,7 @@ pub(crate) fn delete<S: Send + Sync + 'static>(
     let removed = lock(&shared.sessions).remove(id);
     match removed {
         Some(session) => {
-            shared.end(&session);
+            shared.end(&session, true);
             StatusCode::OK.into_response()
         }
         None => StatusCode::NOT_FOUND.into_response(),

@@ -105,10 +105,13 @@ impl<S: Send + Sync + 'static> Shared<S> {
         Some(session)
     }
 
-    pub(super) fn end(&self, session: &HttpSession) {
-        // Its requests end with it: a client cannot keep handlers running past DELETE (and
-        // so past its share of sessions and requests).
-        session.in_flight.cancel_where(|_| true);
+    /// Ends `session`. `cancel`: its running requests end with it (DELETE and expiry: a
+    /// client cannot keep handlers running past its share of sessions and requests); at
+    /// shutdown they finish instead, as `serve_http_on` promises.
+    pub(super) fn end(&self, session: &HttpSession, cancel: bool) {
+        if cancel {
+            session.in_flight.cancel_where(|_| true);
+        }
         // The empty marker ends an open standalone GET stream.
         let _ = session.session.outbound_sender().try_send(String::new());
         session.session.mark_closed();
@@ -125,7 +128,7 @@ impl<S: Send + Sync + 'static> Shared<S> {
             sessions.map.drain().map(|(_, s)| s).collect()
         };
         for session in all {
-            self.end(&session);
+            self.end(&session, false);
         }
     }
 
@@ -148,7 +151,7 @@ impl<S: Send + Sync + 'static> Shared<S> {
         };
         for session in expired {
             tracing::debug!(session = session.session.id(), "idle session expired");
-            self.end(&session);
+            self.end(&session, true);
         }
     }
 }
