@@ -402,7 +402,7 @@ async fn one_peer_cannot_take_every_session() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn requests_in_flight_per_session_are_capped_and_ids_are_not_reused() {
+async fn requests_in_flight_per_session_wait_for_a_slot_and_ids_are_not_reused() {
     let server = Server::start(&[("LIMITS_MAX_IN_FLIGHT", "4")]).await;
     let port = server.port;
     let sid = open_session(port).await;
@@ -418,21 +418,36 @@ async fn requests_in_flight_per_session_are_capped_and_ids_are_not_reused() {
         .await;
         assert_eq!(open.status, 200);
     }
-    let reply = send(
-        port,
-        "POST",
-        &headers,
-        &call_2025(5, "hello", json!({}), None),
-    )
-    .await;
-    assert_eq!(reply.status, 429, "{}", reply.body);
-    assert_eq!(reply.json()["error"]["code"], json!(-32600));
-    assert_eq!(reply.json()["id"], json!(5));
-    // Cancelling one frees a slot; a request reusing a running id is refused.
+    // Over the cap a request waits for a slot (as stdio stops reading), it does not run.
+    let sid5 = sid.clone();
+    let mut fifth = tokio::spawn(async move {
+        let headers = [("Mcp-Session-Id", sid5.as_str())];
+        send(
+            port,
+            "POST",
+            &headers,
+            &call_2025(5, "hello", json!({}), None),
+        )
+        .await
+    });
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), &mut fifth)
+            .await
+            .is_err(),
+        "served past the in-flight cap"
+    );
+    // Cancelling one frees a slot: the waiting request runs.
     let cancel =
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
             .to_string();
     assert_eq!(send(port, "POST", &headers, &cancel).await.status, 202);
+    let reply = fifth.await.unwrap();
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        reply.message()["result"]["content"][0]["text"],
+        json!("hello")
+    );
+    // A request reusing a running id is refused at once.
     let reply = send(
         port,
         "POST",

@@ -119,7 +119,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
 struct InFlightEntry {
     session: Arc<HttpSession>,
     id: RequestId,
-    _slot: OwnedSemaphorePermit,
+    _slot: Option<OwnedSemaphorePermit>,
 }
 
 impl Drop for InFlightEntry {
@@ -129,23 +129,16 @@ impl Drop for InFlightEntry {
     }
 }
 
-/// Claims `id` and a slot, or the refusal: -32600 for an id already running (as on stdio),
-/// 429 with -32600 when [`ServerOptions::max_in_flight`](crate::lowlevel::ServerOptions)
-/// requests of the session are running.
-fn claim(
+/// Claims `id` and one of the session's in-flight slots. A duplicate id is refused at once
+/// (-32600, as on stdio); over [`ServerOptions::max_in_flight`](crate::lowlevel::ServerOptions)
+/// the request waits for a slot, as stdio stops reading (backpressure), and only a request that
+/// waits longer than `wait` is refused (429, -32600).
+async fn claim(
     session: &Arc<HttpSession>,
     id: &RequestId,
     limit: usize,
+    wait: std::time::Duration,
 ) -> Result<InFlightEntry, (StatusCode, McpError)> {
-    let Ok(slot) = session.slots.clone().try_acquire_owned() else {
-        return Err((
-            StatusCode::TOO_MANY_REQUESTS,
-            McpError::invalid_request(format!(
-                "Too many requests in flight in this session (the limit is {limit}); \
-                 wait for answers or cancel some"
-            )),
-        ));
-    };
     if !lock(&session.ids).insert(id.clone()) {
         return Err((
             StatusCode::BAD_REQUEST,
@@ -154,11 +147,25 @@ fn claim(
             ),
         ));
     }
-    Ok(InFlightEntry {
+    // From here the id is claimed; the entry gives it back however this ends.
+    let mut entry = InFlightEntry {
         session: session.clone(),
         id: id.clone(),
-        _slot: slot,
-    })
+        _slot: None,
+    };
+    match tokio::time::timeout(wait, session.slots.clone().acquire_owned()).await {
+        Ok(Ok(slot)) => {
+            entry._slot = Some(slot);
+            Ok(entry)
+        }
+        _ => Err((
+            StatusCode::TOO_MANY_REQUESTS,
+            McpError::invalid_request(format!(
+                "Too many requests in flight in this session (the limit is {limit}); \
+                 wait for answers or cancel some"
+            )),
+        )),
+    }
 }
 
 async fn run_request<S: Send + Sync + 'static>(
@@ -170,7 +177,7 @@ async fn run_request<S: Send + Sync + 'static>(
     params: Option<Box<serde_json::value::RawValue>>,
 ) -> Response {
     let limit = shared.server.server.options.max_in_flight.max(1);
-    let entry = match claim(&session, &id, limit) {
+    let entry = match claim(&session, &id, limit, shared.config.request_timeout).await {
         Ok(entry) => entry,
         Err((status, e)) => return error(status, Some(&id), e),
     };
