@@ -394,3 +394,78 @@ async fn a_client_without_credentials_gets_a_clear_error() {
     );
     client.close().await;
 }
+
+/// A person who always clicks "Deny", counting how often they were asked.
+struct Denying {
+    asked: Arc<AtomicUsize>,
+    issuer: String,
+}
+
+impl mcp::client::oauth::Login for Denying {
+    fn redirect_uri(&self) -> mcp::auth::AuthFuture<'_, String> {
+        Box::pin(async { Ok("http://127.0.0.1:1/callback".to_owned()) })
+    }
+
+    fn authorize<'a>(
+        &'a self,
+        authorization_url: &'a str,
+        _redirect_uri: &'a str,
+    ) -> mcp::auth::AuthFuture<'a, mcp::client::oauth::AuthorizationResponse> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        let state = authorization_url
+            .split(['?', '&'])
+            .find_map(|p| p.strip_prefix("state="))
+            .unwrap_or_default()
+            .to_owned();
+        let issuer = self.issuer.clone();
+        Box::pin(async move {
+            Ok(mcp::client::oauth::AuthorizationResponse::from_query(
+                &format!("error=access_denied&state={state}&iss={issuer}"),
+            ))
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_login_is_asked_once_for_the_requests_waiting_on_it() {
+    let authz = authorization_server(60).await;
+    let (resource, _stop) = bookshop(&authz.issuer()).await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let oauth = OAuth::builder()
+        .login(Denying {
+            asked: asked.clone(),
+            issuer: authz.issuer(),
+        })
+        .build()
+        .unwrap();
+    let transport = HttpClientTransport::new(&resource).unwrap().auth(oauth);
+    let client = Arc::new(
+        Client::builder()
+            .protocol_version("2026-07-28")
+            .connect(transport)
+            .await
+            .unwrap(),
+    );
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..5 {
+        let client = client.clone();
+        calls.spawn(async move {
+            client
+                .call_tool("search_books", json!({"query": "dune"}))
+                .await
+        });
+    }
+    while let Some(done) = calls.join_next().await {
+        let error = done.unwrap().expect_err("the person said no");
+        assert!(
+            error.message().contains("access_denied"),
+            "{}",
+            error.message()
+        );
+    }
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "one consent page, not one per request"
+    );
+}

@@ -93,7 +93,15 @@ struct Inner {
     refresh_margin: Duration,
     /// What is known per MCP endpoint.
     sessions: tokio::sync::Mutex<HashMap<String, Session>>,
+    /// The last failed login per endpoint: when, the credentials the refused request carried,
+    /// and the error (code, message). The requests that waited behind it share its outcome
+    /// instead of each opening another login.
+    failed: std::sync::Mutex<HashMap<String, (std::time::Instant, Option<String>, i32, String)>>,
 }
+
+/// How long a failed login answers the requests that were refused with the same credentials
+/// (10 s): a person who clicked "Deny" sees one consent page, not one per waiting request.
+const FAILED_LOGIN_HOLD: Duration = Duration::from_secs(10);
 
 /// Where an endpoint's current token came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,6 +268,7 @@ impl OAuthBuilder {
                 offline_access: self.offline_access,
                 refresh_margin: self.refresh_margin,
                 sessions: tokio::sync::Mutex::new(HashMap::new()),
+                failed: std::sync::Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -296,6 +305,12 @@ impl OAuth {
             sent: None,
         };
         let inner = self.inner.clone();
+        // Asked for explicitly: a login that failed a moment ago is tried again.
+        inner
+            .failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(endpoint);
         match tokio::spawn(async move { inner.refused(&refusal).await }).await {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(e)) => Err(e),
@@ -383,11 +398,39 @@ impl Inner {
             // The request carried older credentials (or none): the current ones are untried.
             return Ok(true);
         }
-        match refusal.status {
+        if let Some(error) = self.recent_failure(endpoint, &refusal.sent) {
+            return Err(error);
+        }
+        let outcome = match refusal.status {
             401 => self.unauthorized(&mut sessions, endpoint, refusal).await,
             403 => self.forbidden(&mut sessions, endpoint, refusal).await,
             _ => Ok(false),
+        };
+        let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+        match &outcome {
+            Err(e) => {
+                let entry = (
+                    std::time::Instant::now(),
+                    refusal.sent.clone(),
+                    e.code(),
+                    e.message().into_owned(),
+                );
+                failed.insert(endpoint.to_owned(), entry);
+            }
+            Ok(_) => {
+                failed.remove(endpoint);
+            }
         }
+        outcome
+    }
+
+    /// The error of a login that failed for `endpoint` within [`FAILED_LOGIN_HOLD`], for a
+    /// request refused with the same credentials (`sent`).
+    fn recent_failure(&self, endpoint: &str, sent: &Option<String>) -> Option<McpError> {
+        let failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+        let (at, failed_sent, code, message) = failed.get(endpoint)?;
+        (at.elapsed() < FAILED_LOGIN_HOLD && failed_sent == sent)
+            .then(|| McpError::new(*code, message.clone()))
     }
 
     /// A `401`: discovery again (the authorization server may have moved), then the cheapest
