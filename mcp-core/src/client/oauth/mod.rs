@@ -96,7 +96,15 @@ struct Inner {
     /// The last failed login per endpoint: when, the credentials the refused request carried,
     /// and the error (code, message). The requests that waited behind it share its outcome
     /// instead of each opening another login.
-    failed: std::sync::Mutex<HashMap<String, (std::time::Instant, Option<String>, i32, String)>>,
+    failed: std::sync::Mutex<HashMap<String, FailedLogin>>,
+}
+
+/// A login that failed: when, the credentials the refused request carried, the error.
+struct FailedLogin {
+    at: std::time::Instant,
+    sent: Option<String>,
+    code: i32,
+    message: String,
 }
 
 /// How long a failed login answers the requests that were refused with the same credentials
@@ -409,12 +417,12 @@ impl Inner {
         let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
         match &outcome {
             Err(e) => {
-                let entry = (
-                    std::time::Instant::now(),
-                    refusal.sent.clone(),
-                    e.code(),
-                    e.message().into_owned(),
-                );
+                let entry = FailedLogin {
+                    at: std::time::Instant::now(),
+                    sent: refusal.sent.clone(),
+                    code: e.code(),
+                    message: e.message().into_owned(),
+                };
                 failed.insert(endpoint.to_owned(), entry);
             }
             Ok(_) => {
@@ -428,9 +436,9 @@ impl Inner {
     /// request refused with the same credentials (`sent`).
     fn recent_failure(&self, endpoint: &str, sent: &Option<String>) -> Option<McpError> {
         let failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
-        let (at, failed_sent, code, message) = failed.get(endpoint)?;
-        (at.elapsed() < FAILED_LOGIN_HOLD && failed_sent == sent)
-            .then(|| McpError::new(*code, message.clone()))
+        let last = failed.get(endpoint)?;
+        (last.at.elapsed() < FAILED_LOGIN_HOLD && last.sent == *sent)
+            .then(|| McpError::new(last.code, last.message.clone()))
     }
 
     /// A `401`: discovery again (the authorization server may have moved), then the cheapest
