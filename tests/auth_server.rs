@@ -188,20 +188,29 @@ fn meta() -> Value {
            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}})
 }
 
-/// A 2026 `tools/call` of `tool` with `arguments`, carrying `token` (if any).
-async fn call(port: u16, token: Option<&str>, tool: &str, arguments: Value) -> Reply {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": tool, "arguments": arguments, "_meta": meta()}})
-    .to_string();
+/// A 2026 request `method` naming `name` (the `Mcp-Name` header) with `params` (its `_meta`
+/// added), carrying `token` (if any) and `extra` headers.
+async fn request_2026(
+    port: u16,
+    token: Option<&str>,
+    method: &str,
+    name: &str,
+    params: Value,
+    extra: &[(&str, &str)],
+) -> Reply {
+    let mut params = params;
+    params["_meta"] = meta();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
     let auth = token.map(|t| format!("Bearer {t}"));
     let mut headers = vec![
         ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", tool),
+        ("Mcp-Method", method),
+        ("Mcp-Name", name),
     ];
     if let Some(auth) = &auth {
         headers.push(("Authorization", auth.as_str()));
     }
+    headers.extend_from_slice(extra);
     send_to(
         port,
         &format!("127.0.0.1:{port}"),
@@ -211,6 +220,12 @@ async fn call(port: u16, token: Option<&str>, tool: &str, arguments: Value) -> R
         &body,
     )
     .await
+}
+
+/// A 2026 `tools/call` of `tool` with `arguments`, carrying `token` (if any).
+async fn call(port: u16, token: Option<&str>, tool: &str, arguments: Value) -> Reply {
+    let params = json!({"name": tool, "arguments": arguments});
+    request_2026(port, token, "tools/call", tool, params, &[]).await
 }
 
 fn search() -> Value {
@@ -372,19 +387,17 @@ async fn handlers_see_the_request_headers() {
     let jwks = jwks_server(&keys).await;
     let shop = shop(&jwks).await;
     let token = keys.rs256(&claims(&shop, "alice", "books:read"));
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "whoami", "arguments": {}, "_meta": meta()}})
-    .to_string();
-    let auth = format!("Bearer {token}");
-    let headers = [
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "whoami"),
-        ("Authorization", auth.as_str()),
-        ("X-Tenant", "north"),
-    ];
-    let host = format!("127.0.0.1:{}", shop.port);
-    let reply = send_to(shop.port, &host, "POST", "/mcp", &headers, &body).await;
+    let params = json!({"name": "whoami", "arguments": {}});
+    let tenant = [("X-Tenant", "north")];
+    let reply = request_2026(
+        shop.port,
+        Some(&token),
+        "tools/call",
+        "whoami",
+        params,
+        &tenant,
+    )
+    .await;
     let who: Value = serde_json::from_str(&text(&reply)).unwrap();
     assert_eq!(who["tenant"], "north");
     assert_eq!(who["subject"], "alice");
@@ -866,26 +879,9 @@ async fn a_sealed_request_state_works_only_for_the_principal_it_was_issued_to() 
         let state = state.clone();
         let port = shop.port;
         async move {
-            let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                "name": "two_steps", "arguments": {}, "_meta": meta(), "requestState": state,
-                "inputResponses": {"first": {"action": "accept", "content": {"name": "Ann"}}}}})
-            .to_string();
-            let auth = format!("Bearer {token}");
-            let headers = [
-                ("MCP-Protocol-Version", "2026-07-28"),
-                ("Mcp-Method", "tools/call"),
-                ("Mcp-Name", "two_steps"),
-                ("Authorization", auth.as_str()),
-            ];
-            send_to(
-                port,
-                &format!("127.0.0.1:{port}"),
-                "POST",
-                "/mcp",
-                &headers,
-                &body,
-            )
-            .await
+            let params = json!({"name": "two_steps", "arguments": {}, "requestState": state,
+                "inputResponses": {"first": {"action": "accept", "content": {"name": "Ann"}}}});
+            request_2026(port, Some(&token), "tools/call", "two_steps", params, &[]).await
         }
     };
     // Another principal replaying alice's state is refused as an invalid state.
@@ -928,28 +924,13 @@ async fn resources_and_prompts_declare_scopes_too() {
     let keys = Keys::new();
     let jwks = jwks_server(&keys).await;
     let shop = shop(&jwks).await;
-    let host = format!("127.0.0.1:{}", shop.port);
     let admin_challenge = format!(
         "Bearer resource_metadata=\"{}\", error=\"insufficient_scope\", scope=\"books:read books:admin\", error_description=\"This request needs the scopes: books:read books:admin\"",
         shop.metadata_url()
     );
     let ask = |token: String, method: &'static str, name: &'static str, params: Value| {
         let port = shop.port;
-        let host = host.clone();
-        async move {
-            let mut params = params;
-            params["_meta"] = meta();
-            let body =
-                json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-            let auth = format!("Bearer {token}");
-            let headers = [
-                ("MCP-Protocol-Version", "2026-07-28"),
-                ("Mcp-Method", method),
-                ("Mcp-Name", name),
-                ("Authorization", auth.as_str()),
-            ];
-            send_to(port, &host, "POST", "/mcp", &headers, &body).await
-        }
+        async move { request_2026(port, Some(&token), method, name, params, &[]).await }
     };
     let reader = keys.rs256(&claims(&shop, "alice", "books:read"));
     let admin = keys.rs256(&claims(&shop, "root", "books:read books:admin"));

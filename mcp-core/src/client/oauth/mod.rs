@@ -559,15 +559,7 @@ impl Inner {
     async fn authorize(&self, session: &mut Session, scopes: Vec<String>) -> Result<(), McpError> {
         let server = &session.discovered.server;
         let resource = session.discovered.resource.clone();
-        let redirect_uri = self.login.redirect_uri().await?;
-        let client = registration::client_for(
-            &self.fetch,
-            &*self.store,
-            &self.identity,
-            server,
-            &redirect_uri,
-        )
-        .await?;
+        let (client, redirect_uri) = self.client_at(server).await?;
         let requested =
             scopes::with_offline_access(&scopes, server.scopes_supported(), self.offline_access);
         let scope = (!requested.is_empty()).then(|| requested.join(" "));
@@ -612,13 +604,12 @@ impl Inner {
         Ok(())
     }
 
-    /// The refresh grant for the session's tokens; the new tokens become the session's.
-    async fn refresh(&self, session: &mut Session) -> Result<(), McpError> {
-        let Some(tokens) = session.tokens.clone() else {
-            return Err(McpError::internal("no tokens to refresh"));
-        };
-        let server = &session.discovered.server;
-        let resource = &session.discovered.resource;
+    /// Who this client is at `server` (pre-registered, stored, or registered now), and the
+    /// redirect URI its registration names.
+    async fn client_at(
+        &self,
+        server: &discovery::AuthServer,
+    ) -> Result<(ClientCredentials, String), McpError> {
         let redirect_uri = self.login.redirect_uri().await?;
         let client = registration::client_for(
             &self.fetch,
@@ -628,6 +619,17 @@ impl Inner {
             &redirect_uri,
         )
         .await?;
+        Ok((client, redirect_uri))
+    }
+
+    /// The refresh grant for the session's tokens; the new tokens become the session's.
+    async fn refresh(&self, session: &mut Session) -> Result<(), McpError> {
+        let Some(tokens) = session.tokens.clone() else {
+            return Err(McpError::internal("no tokens to refresh"));
+        };
+        let server = &session.discovered.server;
+        let resource = &session.discovered.resource;
+        let (client, _) = self.client_at(server).await?;
         let fresh = token::refresh(&self.fetch, server, &client, &tokens, resource).await?;
         self.store
             .set_tokens(&server.issuer, resource, Some(fresh.clone()))
