@@ -125,6 +125,15 @@ fn call_2025(id: i64, name: &str, arguments: Value, token: Option<&str>) -> Stri
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
 }
 
+/// `reply` is the answer of the `hello` tool.
+fn assert_hello(reply: &Reply) {
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        reply.message()["result"]["content"][0]["text"],
+        json!("hello")
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_request_naming_a_session_is_served_as_2026_and_a_session_keeps_its_era() {
     let server = Server::start(&[]).await;
@@ -132,11 +141,7 @@ async fn a_2026_request_naming_a_session_is_served_as_2026_and_a_session_keeps_i
     let sid = open_session(port).await;
     // 2026 headers and envelope: served by the 2026 transport, which ignores Mcp-Session-Id.
     let reply = call_2026(port, 2, "hello", json!({}), &[("Mcp-Session-Id", &sid)]).await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    assert_eq!(
-        reply.message()["result"]["content"][0]["text"],
-        json!("hello")
-    );
+    assert_hello(&reply);
     // 2026 checks apply to it: a lying Mcp-Name is -32020.
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "hello", "arguments": {}, "_meta": meta()}})
@@ -176,11 +181,7 @@ async fn a_2026_request_naming_a_session_is_served_as_2026_and_a_session_keeps_i
         &call_2025(5, "hello", json!({}), None),
     )
     .await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    assert_eq!(
-        reply.message()["result"]["content"][0]["text"],
-        json!("hello")
-    );
+    assert_hello(&reply);
     server.still_serves().await;
 }
 
@@ -442,11 +443,7 @@ async fn requests_in_flight_per_session_wait_for_a_slot_and_ids_are_not_reused()
             .to_string();
     assert_eq!(send(port, "POST", &headers, &cancel).await.status, 202);
     let reply = fifth.await.unwrap();
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    assert_eq!(
-        reply.message()["result"]["content"][0]["text"],
-        json!("hello")
-    );
+    assert_hello(&reply);
     // A request reusing a running id is refused at once.
     let reply = send(
         port,
@@ -464,11 +461,7 @@ async fn requests_in_flight_per_session_wait_for_a_slot_and_ids_are_not_reused()
         &call_2025(6, "hello", json!({}), None),
     )
     .await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    assert_eq!(
-        reply.message()["result"]["content"][0]["text"],
-        json!("hello")
-    );
+    assert_hello(&reply);
     server.still_serves().await;
 }
 

@@ -88,11 +88,12 @@ async fn a_fresh_server_serves() {
     assert!(exits(&mut child).await.success());
 }
 
-#[tokio::test]
-async fn a_client_that_closes_stdout_ends_the_server_and_its_running_handlers() {
-    let (mut child, mut stdin, stdout, stderr) = spawn(&[]);
-    let mut lines = BufReader::new(stdout).lines();
-    // A handler that never returns is running, and the server answers.
+/// Starts `hang` (id 1), which never returns, and waits for `echo` (id 2) to be answered: a
+/// handler is running and the server is serving.
+async fn hang_then_echo(
+    stdin: &mut tokio::process::ChildStdin,
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+) {
     stdin
         .write_all(call(1, "hang", json!({})).as_bytes())
         .await
@@ -101,7 +102,15 @@ async fn a_client_that_closes_stdout_ends_the_server_and_its_running_handlers() 
         .write_all(call(2, "echo", json!({"text": "hi"})).as_bytes())
         .await
         .unwrap();
-    assert_eq!(next_json(&mut lines).await["id"], 2);
+    assert_eq!(next_json(lines).await["id"], 2);
+}
+
+#[tokio::test]
+async fn a_client_that_closes_stdout_ends_the_server_and_its_running_handlers() {
+    let (mut child, mut stdin, stdout, stderr) = spawn(&[]);
+    let mut lines = BufReader::new(stdout).lines();
+    // A handler that never returns is running, and the server answers.
+    hang_then_echo(&mut stdin, &mut lines).await;
 
     // The client closes the server's stdout and keeps sending requests.
     drop(lines);
@@ -136,15 +145,7 @@ async fn a_client_that_closes_stdout_ends_the_server_and_its_running_handlers() 
 async fn end_of_stdin_waits_for_a_hanging_handler_only_for_the_shutdown_grace() {
     let (mut child, mut stdin, stdout, _stderr) = spawn(&[("TORTURE_SHUTDOWN_GRACE_MS", "300")]);
     let mut lines = BufReader::new(stdout).lines();
-    stdin
-        .write_all(call(1, "hang", json!({})).as_bytes())
-        .await
-        .unwrap();
-    stdin
-        .write_all(call(2, "echo", json!({"text": "hi"})).as_bytes())
-        .await
-        .unwrap();
-    assert_eq!(next_json(&mut lines).await["id"], 2);
+    hang_then_echo(&mut stdin, &mut lines).await;
 
     drop(stdin);
     // The hanging call is cancelled (no answer), stdout ends, and the process exits cleanly.
