@@ -419,6 +419,29 @@ async fn fetch_as_metadata(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_https_or_loopback_http_is_used() {
+        for ok in [
+            "https://auth.example.com/authorize",
+            "http://127.0.0.1:8080/token",
+            "http://localhost/authorize",
+            "http://[::1]:9000/x",
+            "HTTPS://Auth.Example.com",
+        ] {
+            assert!(check_secure_url(ok, "endpoint").is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://auth.example.com/authorize",
+            "file:///etc/passwd",
+            "ms-msdt:/id PCWDiagnostic",
+            "http://127.0.0.1@evil.example.com/",
+            "https://auth.example.com/\u{1b}[2J",
+            "javascript:alert(1)",
+        ] {
+            assert!(check_secure_url(bad, "endpoint").is_err(), "{bad:?}");
+        }
+    }
+
     use super::*;
 
     #[test]
