@@ -87,7 +87,9 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
     let config = protected(options)?;
-    mcp::transport::serve_http_on(bookshop::server(), listener, config, shutdown).await
+    bookshop::server()
+        .serve_http_on(listener, config, shutdown)
+        .await
 }
 
 #[allow(dead_code)]

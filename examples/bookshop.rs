@@ -121,13 +121,13 @@ async fn main() -> Result<()> {
                 .map_err(|e| McpError::internal(format!("--http {addr}: {e}")))?;
             let listener = tokio::net::TcpListener::bind(addr).await?;
             eprintln!("bookshop at http://{}/mcp", listener.local_addr()?);
-            mcp::transport::serve_http_on(
-                server(),
-                listener,
-                mcp::transport::HttpConfig::default(),
-                std::future::pending(),
-            )
-            .await
+            server()
+                .serve_http_on(
+                    listener,
+                    mcp::transport::HttpConfig::default(),
+                    std::future::pending(),
+                )
+                .await
         }
         _ => server().serve_stdio().await,
     }

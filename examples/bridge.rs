@@ -24,7 +24,7 @@ use mcp::era::Era;
 use mcp::events::{Event, EventBus, MemoryBus};
 use mcp::lowlevel::RequestContext;
 use mcp::server::McpServer;
-use mcp::transport::{serve_http_on, ChildProcess, HttpConfig};
+use mcp::transport::{ChildProcess, HttpConfig};
 use mcp::types::{
     EmptyResult, InputRequiredResult, LoggingMessageNotificationParams, ParamHeaders, Tool,
 };
@@ -147,7 +147,14 @@ async fn forward_once(
         tokio::select! {
             result = &mut answer => return result,
             Some(p) = rx.recv() => {
-                let _ = ctx.progress(p.progress, p.total, p.message.as_deref()).await;
+                let mut report = ctx.progress(p.progress);
+                if let Some(total) = p.total {
+                    report = report.total(total);
+                }
+                if let Some(message) = p.message {
+                    report = report.message(message);
+                }
+                report.await;
             }
             Some(m) = log_rx.recv() => {
                 let _ = ctx.log_as(m.level, m.logger.as_deref(), m.data).await;
@@ -338,11 +345,7 @@ async fn main() -> mcp::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("http://{}/mcp", listener.local_addr()?);
     // Serves until the process is stopped; the backend is killed with it.
-    serve_http_on(
-        server,
-        listener,
-        HttpConfig::default(),
-        std::future::pending(),
-    )
-    .await
+    server
+        .serve_http_on(listener, HttpConfig::default(), std::future::pending())
+        .await
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp::prelude::*;
 use mcp::server::{PromptDef, ServerHandle, ToolDef};
-use mcp::transport::{serve_http_on, HttpConfig};
+use mcp::transport::HttpConfig;
 use serde_json::{json, Value};
 
 /// A 1x1 PNG.
@@ -82,8 +82,8 @@ async fn test_error_handling() -> Result<String, ToolError> {
 /// Reports progress.
 #[tool]
 async fn test_tool_with_progress(ctx: RequestContext) -> String {
-    for step in [0.0, 50.0, 100.0] {
-        let _ = ctx.progress(step, Some(100.0), None).await;
+    for step in [0, 50, 100] {
+        ctx.progress(step).total(100).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     "Progress test completed".into()
@@ -257,7 +257,7 @@ fn trigger_tool(handle: ServerHandle<()>) -> ToolDef<()> {
                     |_, _| async { Ok(CallToolResult::text("temporary")) },
                 )?
                 .description("A tool that comes and goes.");
-                handle.add_tool(temporary);
+                handle.add_tool(temporary)?;
                 handle.remove_tool("test_temporary_tool");
                 Ok(CallToolResult::text("Tool list changed"))
             }
@@ -280,7 +280,7 @@ fn trigger_prompt(handle: ServerHandle<()>) -> ToolDef<()> {
                         Ok(String::from("temporary").into())
                     })
                     .description("A prompt that comes and goes."),
-                );
+                )?;
                 handle.remove_prompt("test_temporary_prompt");
                 Ok(CallToolResult::text("Prompt list changed"))
             }
@@ -637,11 +637,7 @@ async fn main() -> mcp::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let port = listener.local_addr()?.port();
     println!("http://127.0.0.1:{port}/mcp");
-    serve_http_on(
-        server(),
-        listener,
-        HttpConfig::default(),
-        std::future::pending(),
-    )
-    .await
+    server()
+        .serve_http_on(listener, HttpConfig::default(), std::future::pending())
+        .await
 }

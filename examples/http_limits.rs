@@ -24,7 +24,7 @@ async fn hello() -> String {
 #[tool]
 async fn progress(ctx: RequestContext) -> String {
     for i in 1..=3 {
-        let _ = ctx.progress(f64::from(i), Some(3.0), None).await;
+        ctx.progress(i).total(3).await;
     }
     "done".into()
 }
@@ -34,13 +34,10 @@ async fn progress(ctx: RequestContext) -> String {
 async fn stream(ctx: RequestContext, count: u32, size: u32) -> String {
     let message = "m".repeat(size as usize);
     for i in 0..count {
-        if ctx
-            .progress(f64::from(i), Some(f64::from(count)), Some(&message))
-            .await
-            .is_err()
-        {
+        if ctx.is_cancelled() {
             break;
         }
+        ctx.progress(i).total(count).message(&message).await;
     }
     "streamed".into()
 }
@@ -48,7 +45,7 @@ async fn stream(ctx: RequestContext, count: u32, size: u32) -> String {
 /// One progress notification, then never returns (until cancelled).
 #[tool]
 async fn hang(ctx: RequestContext) -> String {
-    let _ = ctx.progress(0.0, None, None).await;
+    ctx.progress(0).await;
     std::future::pending::<()>().await;
     unreachable!("pending never completes")
 }
@@ -100,5 +97,7 @@ async fn main() -> mcp::Result<()> {
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     println!("http://{}/mcp", listener.local_addr()?);
-    mcp::transport::serve_http_on(server, listener, config, std::future::pending()).await
+    server
+        .serve_http_on(listener, config, std::future::pending())
+        .await
 }

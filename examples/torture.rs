@@ -106,7 +106,8 @@ async fn main() -> mcp::Result<()> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         println!("http://{}/mcp", listener.local_addr()?);
         let config = mcp::transport::HttpConfig::default();
-        return mcp::transport::serve_http_on(server(), listener, config, std::future::pending())
+        return server()
+            .serve_http_on(listener, config, std::future::pending())
             .await;
     }
     let mut server = server().into_server();

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use mcp::auth::{Introspection, ResourceServer};
 use mcp::prelude::*;
 use mcp::transport::axum::{self, routing::get, routing::post, Router};
-use mcp::transport::{serve_http_on, HttpConfig};
+use mcp::transport::HttpConfig;
 use serde_json::{json, Value};
 use support::jwt::{now, Keys};
 use support::raw_http::{send_to, Reply};
@@ -165,10 +165,11 @@ async fn shop_with(jwks_url: String) -> Shop {
         });
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        let _ = serve_http_on(server, listener, config, async move {
-            let _ = stopped.await;
-        })
-        .await;
+        let _ = server
+            .serve_http_on(listener, config, async move {
+                let _ = stopped.await;
+            })
+            .await;
     });
     Shop { port, _stop: stop }
 }
@@ -727,15 +728,11 @@ async fn introspected_shop(
     let server = auth_server::bookshop::server().tool(WhoamiTool);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        let _ = serve_http_on(
-            server,
-            listener,
-            HttpConfig::default().auth(auth),
-            async move {
+        let _ = server
+            .serve_http_on(listener, HttpConfig::default().auth(auth), async move {
                 let _ = stopped.await;
-            },
-        )
-        .await;
+            })
+            .await;
     });
     (Shop { port, _stop: stop }, calls, stop_ip)
 }

@@ -404,12 +404,7 @@ async fn every_kind_of_bad_input_over_http() {
         body_timeout: Duration::from_secs(1),
         ..Default::default()
     };
-    tokio::spawn(mcp::transport::serve_http_on(
-        torture::server(),
-        listener,
-        config,
-        std::future::pending(),
-    ));
+    tokio::spawn(torture::server().serve_http_on(listener, config, std::future::pending()));
 
     // The JSON-RPC cases, one POST each: errors map to HTTP statuses.
     for c in message_cases() {

@@ -635,7 +635,7 @@ fn logging_server() -> Server {
         ctx.log(LoggingLevel::Debug, "debug line").await?;
         ctx.log(LoggingLevel::Warning, json!({"disk": "low"}))
             .await?;
-        ctx.progress(1.0, Some(2.0), Some("half")).await?;
+        ctx.progress(1).total(2).message("half").await;
         Ok(CallToolResult::text("done"))
     });
     server
@@ -662,7 +662,7 @@ async fn logs_and_progress_on_2026_follow_the_request_meta() {
     assert_eq!(progress["method"], "notifications/progress");
     assert_eq!(
         progress["params"],
-        json!({"progressToken": "tok-1", "progress": 1.0, "total": 2.0, "message": "half"})
+        json!({"progressToken": "tok-1", "progress": 1, "total": 2, "message": "half"})
     );
     assert_eq!(conn.recv_json().await.unwrap()["id"], 2);
 

@@ -214,7 +214,7 @@ async fn runtime_changes_to_resources_and_prompts_are_announced() {
     let server = McpServer::new("live").resource(AboutResource);
     let handle = server.handle();
     let client = Client::builder().legacy().connect(server).await.unwrap();
-    handle.add_prompt(ReviewPrompt);
+    handle.add_prompt(ReviewPrompt).unwrap();
     let note = tokio::time::timeout(Duration::from_secs(5), client.next_notification())
         .await
         .unwrap()

@@ -164,12 +164,7 @@ async fn two_hundred_fifty_six_connections_over_http_are_all_served() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let config = mcp::transport::HttpConfig::default();
-    tokio::spawn(mcp::transport::serve_http_on(
-        torture::server(),
-        listener,
-        config,
-        std::future::pending(),
-    ));
+    tokio::spawn(torture::server().serve_http_on(listener, config, std::future::pending()));
     const CONNECTIONS: usize = 256;
     const PER_CONNECTION: usize = 40;
     let clients: Vec<_> = (0..CONNECTIONS)

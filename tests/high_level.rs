@@ -51,9 +51,7 @@ async fn refuse() -> mcp::Result<String> {
 #[tool]
 async fn count(ctx: RequestContext, #[arg(range(1..=5))] to: u32) -> Result<String, ToolError> {
     for i in 1..=to {
-        ctx.progress(f64::from(i), Some(f64::from(to)), None)
-            .await
-            .map_err(|e| ToolError::new(e.to_string()))?;
+        ctx.progress(i).total(to).await;
     }
     Ok(format!("counted to {to}"))
 }
@@ -201,7 +199,7 @@ async fn a_context_parameter_is_not_in_the_schema_and_reports_progress() {
     assert_eq!(result["content"][0]["text"], "counted to 3");
     let notes = client.drain_notifications().await;
     let progress: Vec<_> = notes.iter().map(|n| n.params["progress"].clone()).collect();
-    assert_eq!(progress, [json!(1.0), json!(2.0), json!(3.0)]);
+    assert_eq!(progress, [json!(1), json!(2), json!(3)]);
     client.close().await;
 }
 
@@ -365,7 +363,7 @@ async fn runtime_changes_update_the_list_and_notify_each_era() {
         init.capabilities.tools.as_ref().unwrap().list_changed,
         Some(true)
     );
-    handle.add_tool(HelloTool);
+    handle.add_tool(HelloTool).unwrap();
     let note = tokio::time::timeout(Duration::from_secs(5), legacy.next_notification())
         .await
         .unwrap()
@@ -407,7 +405,7 @@ async fn a_2026_listen_stream_hears_tool_changes() {
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "L"
     );
-    handle.add_tool(HelloTool);
+    handle.add_tool(HelloTool).unwrap();
     let changed = tokio::time::timeout(Duration::from_secs(5), conn.recv_json())
         .await
         .unwrap()
@@ -618,11 +616,13 @@ async fn a_2026_listen_stream_hears_prompt_and_resource_changes_it_asked_for() {
         ack["params"]["notifications"],
         json!({"promptsListChanged": true, "resourcesListChanged": true})
     );
-    handle.add_tool(HelloTool); // not asked for: not delivered
-    handle.add_prompt(mcp::server::PromptDef::<()>::new("p", |_, _| async {
-        Ok(String::from("x").into())
-    }));
-    handle.add_resource(MottoResource);
+    handle.add_tool(HelloTool).unwrap(); // not asked for: not delivered
+    handle
+        .add_prompt(mcp::server::PromptDef::<()>::new("p", |_, _| async {
+            Ok(String::from("x").into())
+        }))
+        .unwrap();
+    handle.add_resource(MottoResource).unwrap();
     let first = tokio::time::timeout(Duration::from_secs(5), conn.recv_json())
         .await
         .unwrap()

@@ -6,7 +6,7 @@ use std::time::Duration;
 mod support;
 
 use mcp::prelude::*;
-use mcp::transport::{serve_http_on, HttpConfig};
+use mcp::transport::HttpConfig;
 use serde_json::{json, Value};
 use support::raw_http::{send, send_as};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -16,7 +16,7 @@ use tokio::net::{TcpListener, TcpStream};
 #[tool]
 async fn count(ctx: RequestContext) -> String {
     for i in 1..=3 {
-        let _ = ctx.progress(f64::from(i), Some(3.0), None).await;
+        ctx.progress(i).total(3).await;
     }
     "counted".into()
 }
@@ -43,10 +43,11 @@ async fn serve(server: McpServer, config: HttpConfig) -> (u16, Stop, tokio::task
     let port = listener.local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        let _ = serve_http_on(server, listener, config, async move {
-            let _ = stopped.await;
-        })
-        .await;
+        let _ = server
+            .serve_http_on(listener, config, async move {
+                let _ = stopped.await;
+            })
+            .await;
     });
     (port, stop, task)
 }
@@ -800,7 +801,7 @@ async fn the_standalone_stream_carries_list_changes_and_does_not_block_shutdown(
     let get = format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
     stream.write_all(get.as_bytes()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    handle.add_tool(CountTool);
+    handle.add_tool(CountTool).unwrap();
     let mut seen = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), async {
         let mut buf = [0u8; 4096];

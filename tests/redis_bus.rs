@@ -151,7 +151,7 @@ async fn a_listener_on_one_replica_hears_changes_published_on_the_other() {
     assert_eq!(session_stream.status, 200);
 
     // On A: a tool is added (outside any request)...
-    a_handle.add_tool(HelloTool);
+    a_handle.add_tool(HelloTool).unwrap();
     let heard = listener.next_json().await;
     assert_eq!(heard["method"], "notifications/tools/list_changed");
     assert_eq!(

@@ -124,7 +124,7 @@ fn full_server() -> Server {
                 })),
                 _ => {
                     ctx.log(LoggingLevel::Info, "working").await?;
-                    ctx.progress(0.5, Some(1.0), Some("half")).await?;
+                    ctx.progress(0.5).total(1).message("half").await;
                     Ok(Outcome::Complete(
                         CallToolResult::new(vec![
                             ContentBlock::text("x"),

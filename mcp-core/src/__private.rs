@@ -23,6 +23,73 @@ pub trait ToolArgument: DeserializeOwned + schemars::JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
 
+/// A type `#[arg(range(..))]` fits: a number (checked where the macro cannot tell by the
+/// type's spelling, e.g. an alias).
+#[diagnostic::on_unimplemented(
+    message = "`range` applies to numbers; `{Self}` is not a number",
+    label = "`range` needs an integer or float parameter",
+    note = "to limit the length of text or a list, write `length(..)` instead"
+)]
+pub trait Number {
+    /// Used by the generated check.
+    const FITS: () = ();
+}
+
+/// A type a `range` with fractional bounds (`range(0.5..)`) fits.
+#[diagnostic::on_unimplemented(
+    message = "`range` has a fractional bound but `{Self}` is not a float",
+    label = "this range needs an `f32` or `f64` parameter",
+    note = "write whole-number bounds for an integer parameter, or make the parameter `f64`"
+)]
+pub trait Float {
+    /// Used by the generated check.
+    const FITS: () = ();
+}
+
+/// A type `#[arg(length(..))]` fits: text or a list.
+#[diagnostic::on_unimplemented(
+    message = "`length` applies to text and lists; `{Self}` is neither",
+    label = "`length` needs a String or a list parameter",
+    note = "to bound a number, write `range(..)` instead"
+)]
+pub trait TextOrList {
+    /// Used by the generated check.
+    const FITS: () = ();
+}
+
+/// A type `#[arg(pattern = "...")]` fits: text.
+#[diagnostic::on_unimplemented(
+    message = "`pattern` applies to text; `{Self}` is not text",
+    label = "`pattern` needs a String parameter",
+    note = "to bound a number, write `range(..)` instead"
+)]
+pub trait Text {
+    /// Used by the generated check.
+    const FITS: () = ();
+}
+
+macro_rules! markers {
+    ($trait:ident: $($t:ty),*) => {$(
+        impl $trait for $t {}
+    )*};
+}
+markers!(Number: i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+markers!(Number: std::num::NonZeroI8, std::num::NonZeroI16, std::num::NonZeroI32, std::num::NonZeroI64, std::num::NonZeroI128, std::num::NonZeroIsize);
+markers!(Number: std::num::NonZeroU8, std::num::NonZeroU16, std::num::NonZeroU32, std::num::NonZeroU64, std::num::NonZeroU128, std::num::NonZeroUsize);
+markers!(Float: f32, f64);
+markers!(Text: String, str, Box<str>, std::sync::Arc<str>, std::borrow::Cow<'static, str>);
+markers!(TextOrList: String, str, Box<str>, std::sync::Arc<str>, std::borrow::Cow<'static, str>);
+impl<T: Number> Number for Option<T> {}
+impl<T: Float> Float for Option<T> {}
+impl<T: Text> Text for Option<T> {}
+impl<T: TextOrList> TextOrList for Option<T> {}
+impl<T> TextOrList for Vec<T> {}
+impl<T> TextOrList for std::collections::VecDeque<T> {}
+impl<T> TextOrList for std::collections::BTreeSet<T> {}
+impl<T, H> TextOrList for std::collections::HashSet<T, H> {}
+impl<T, const N: usize> TextOrList for [T; N] {}
+impl<T> TextOrList for Box<[T]> {}
+
 /// The parts of a `Result` type, so a one-argument alias (`io::Result<T>`, `anyhow::Result<T>`)
 /// names its error type.
 pub trait ResultParts {
@@ -56,7 +123,8 @@ fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Erro
 }
 
 /// Adds parameter `name` to the schema (as `T`, or as `Option<T>` when `nullable`: an
-/// `Option` parameter accepts `null`) and returns its decoder.
+/// `Option` parameter accepts `null`, though its listed form is the plain `T`) and returns its
+/// decoder.
 pub fn arg<T: ToolArgument>(
     schema: &mut crate::server::ArgsSchema,
     name: &str,
@@ -134,14 +202,19 @@ pub fn json_object(text: &str) -> JsonObject {
     }
 }
 
-/// Builds a generated tool. Its schema comes from the macro; if it does not compile (an invalid
-/// `pattern`), that is a mistake in the program, reported when the server is built.
+/// Builds a generated tool: `tools/list` shows the schema's listed form, calls are checked
+/// against its validated form (see [`ArgsSchema`](crate::server::ArgsSchema)). If it does not
+/// compile (an invalid `pattern`), that is a mistake in the program, reported when the server
+/// is built.
 pub fn tool_def<S: Send + Sync + 'static>(
     name: &str,
-    schema: Value,
+    schema: crate::server::ArgsSchema,
     handler: crate::server::ToolHandler<S>,
 ) -> crate::server::ToolDef<S> {
-    match crate::server::ToolDef::with_handler(name, schema, handler) {
+    let (listed, validated) = schema.build();
+    match crate::server::ToolDef::with_handler(name, listed, handler)
+        .and_then(|def| def.validate_against(&validated))
+    {
         Ok(def) => def,
         Err(e) => panic!("tool `{name}` has an invalid input schema: {}", e.message()),
     }

@@ -23,6 +23,8 @@ pub mod codes {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// 2025-11-25: resource not found.
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// 2025-11-25: the request needs a URL-mode elicitation first (retired in 2026-07-28).
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
     /// 2026-07-28: an HTTP header does not match the body.
     pub const HEADER_MISMATCH: i32 = -32020;
     /// 2026-07-28: the request needs a client capability the client did not declare.
@@ -261,6 +263,41 @@ impl McpError {
                 repr: Box::new(repr),
             }),
         }
+    }
+
+    /// `-32042 URL elicitation required`: the request cannot go on until the user completes
+    /// the URL-mode elicitations in `elicitations` (build each with
+    /// [`ElicitRequestParams::url`](crate::types::ElicitRequestParams::url)); the client shows
+    /// them and retries the request afterwards. `error.data` is `{"elicitations": [..]}`.
+    ///
+    /// The engine sends it as the client's era wants it: in a 2025 session as this error; on
+    /// the 2026 wire, which retired `-32042`, as an `InputRequiredResult` asking each
+    /// elicitation (keyed by its id, without the id) from `tools/call`, `prompts/get` or
+    /// `resources/read`. A client that did not declare `elicitation.url` gets `-32021`
+    /// instead.
+    ///
+    /// ```
+    /// use mcp_core::types::ElicitRequestParams;
+    /// use mcp_core::McpError;
+    ///
+    /// let e = McpError::url_elicitation_required([ElicitRequestParams::url(
+    ///     "connect-42",
+    ///     "Authorize access to your calendar",
+    ///     "https://example.com/connect?id=connect-42",
+    /// )]);
+    /// assert_eq!(e.code(), -32042);
+    /// assert_eq!(e.data().unwrap()["elicitations"][0]["elicitationId"], "connect-42");
+    /// ```
+    pub fn url_elicitation_required(
+        elicitations: impl IntoIterator<Item = crate::types::ElicitRequestParams>,
+    ) -> Self {
+        let elicitations: Vec<_> = elicitations.into_iter().collect();
+        let data = serde_json::json!({ "elicitations": elicitations });
+        Self::new(
+            codes::URL_ELICITATION_REQUIRED,
+            "This request requires more information.",
+        )
+        .with_data(data)
     }
 
     /// The JSON-RPC code this error is sent with.

@@ -9,7 +9,7 @@ use syn::{FnArg, GenericArgument, Ident, LitStr, Pat, PathArguments, ReturnType,
 
 use crate::attrs::{parse_arg_attrs, ArgAttrs, ToolAttrs, ARG_KEYS};
 use crate::ctxt::Ctxt;
-use crate::docs::doc_text;
+use crate::docs::{doc_description, doc_text, Doc};
 
 pub(crate) enum Receiver {
     None,
@@ -25,6 +25,9 @@ pub(crate) struct ArgParam {
     pub(crate) wire: String,
     pub(crate) description: Option<String>,
     pub(crate) attrs: ArgAttrs,
+    /// Constraints the macro could not check by the type's spelling: `(key span, marker
+    /// trait)` bounds the compiler checks on `schema_ty`.
+    pub(crate) checks: Vec<(Span, &'static str)>,
 }
 
 pub(crate) enum Param {
@@ -33,6 +36,8 @@ pub(crate) enum Param {
     Context {
         state: Option<Box<Type>>,
     },
+    /// `State<S>`: the server's state, not an argument.
+    State { state: Box<Type> },
 }
 
 pub(crate) enum Ret {
@@ -52,7 +57,7 @@ pub(crate) struct ToolFn {
     pub(crate) ident: Ident,
     pub(crate) name: String,
     pub(crate) name_span: Span,
-    pub(crate) description: Option<String>,
+    pub(crate) description: Option<Doc>,
     pub(crate) attrs: ToolAttrs,
     pub(crate) receiver: Receiver,
     pub(crate) is_async: bool,
@@ -127,8 +132,8 @@ pub(crate) fn parse_tool_fn(
     let description = attrs
         .description
         .as_ref()
-        .map(LitStr::value)
-        .or_else(|| doc_text(fn_attrs));
+        .map(|d| Doc::Text(d.value()))
+        .or_else(|| doc_description(fn_attrs));
     if description.is_none() {
         cx.error(
             &sig.ident,
@@ -148,6 +153,7 @@ pub(crate) fn parse_tool_fn(
     let mut receiver = Receiver::None;
     let mut params = Vec::new();
     let mut has_context = false;
+    let mut wires: Vec<(String, Ident)> = Vec::new();
     for (input, extra) in sig.inputs.iter().zip(param_attrs) {
         match input {
             FnArg::Receiver(r) => {
@@ -160,6 +166,10 @@ pub(crate) fn parse_tool_fn(
                 }
             }
             FnArg::Typed(pt) => {
+                if let Some(state) = state_param(&pt.ty) {
+                    params.push(Param::State { state });
+                    continue;
+                }
                 if let Some(state) = context_state(&pt.ty) {
                     if has_context {
                         cx.error(
@@ -175,35 +185,21 @@ pub(crate) fn parse_tool_fn(
                     cx.error(&pt.pat, "a tool parameter needs a plain name: it becomes the argument's name in the schema");
                     continue;
                 };
-                match &*pt.ty {
-                    Type::Reference(r) => {
-                        let hint = match &*r.elem {
-                            Type::Path(p) if p.path.is_ident("str") => {
-                                "use `String` instead of `&str`"
-                            }
-                            Type::Slice(_) => "use `Vec<T>` instead of a slice",
-                            _ => "take the value itself",
-                        };
-                        cx.error(&pt.ty, format!("a tool argument is decoded from JSON and owned by the call: {hint}"));
-                        continue;
-                    }
-                    Type::ImplTrait(_) => {
-                        cx.error(&pt.ty, "a tool argument needs a concrete type (its JSON Schema is generated from it), not `impl Trait`");
-                        continue;
-                    }
-                    _ => {}
-                }
-                let mut arg_attrs = ArgAttrs::default();
-                let mut seen = HashSet::new();
-                for attr in extra.iter().filter(|a| a.path().is_ident("arg")) {
-                    parse_arg_attrs(cx, attr, &mut arg_attrs, &mut seen, ARG_KEYS);
-                }
                 let (schema_ty, optional) = match last_segment(&pt.ty) {
                     Some(seg) if seg.ident == "Option" && generic_args(seg).len() == 1 => {
                         (generic_args(seg)[0].clone(), true)
                     }
                     _ => ((*pt.ty).clone(), false),
                 };
+                if !owned_argument(cx, &schema_ty, optional) {
+                    continue;
+                }
+                let mut arg_attrs = ArgAttrs::default();
+                let mut seen = HashSet::new();
+                for attr in extra.iter().filter(|a| a.path().is_ident("arg")) {
+                    parse_arg_attrs(cx, attr, &mut arg_attrs, &mut seen, ARG_KEYS);
+                }
+                let checks = crate::constraints::check(cx, &schema_ty, &arg_attrs);
                 if optional && arg_attrs.default.is_some() {
                     cx.error(&pt.ty, "a parameter with `#[arg(default = ...)]` is never absent: give it the plain type, not `Option<_>`");
                 }
@@ -216,6 +212,8 @@ pub(crate) fn parse_tool_fn(
                     .as_ref()
                     .map(LitStr::value)
                     .unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
+                let wire_span = arg_attrs.rename.as_ref().map_or(ident.span(), LitStr::span);
+                unique_wire_name(cx, &mut wires, &wire, &ident, wire_span);
                 let description = arg_attrs
                     .description
                     .as_ref()
@@ -229,6 +227,7 @@ pub(crate) fn parse_tool_fn(
                     wire,
                     description,
                     attrs: arg_attrs,
+                    checks,
                 })));
             }
         }
@@ -270,6 +269,47 @@ pub(crate) fn parse_tool_fn(
     }
 }
 
+/// Refuses a borrowed or `impl Trait` argument type (also inside `Option`), saying what to write.
+pub(crate) fn owned_argument(cx: &Ctxt, ty: &Type, in_option: bool) -> bool {
+    match ty {
+        Type::Reference(r) => {
+            let (wrap, unwrap) = if in_option { ("Option<", ">") } else { ("", "") };
+            let hint = match &*r.elem {
+                Type::Path(p) if p.path.is_ident("str") => {
+                    format!("use `{wrap}String{unwrap}` instead of `{wrap}&str{unwrap}`")
+                }
+                Type::Slice(_) => format!("use `{wrap}Vec<T>{unwrap}` instead of a slice"),
+                _ => "take the value itself".to_owned(),
+            };
+            cx.error(ty, format!("a tool argument is decoded from JSON and owned by the call: {hint}"));
+            false
+        }
+        Type::ImplTrait(_) => {
+            cx.error(ty, "a tool argument needs a concrete type (its JSON Schema is generated from it), not `impl Trait`");
+            false
+        }
+        _ => true,
+    }
+}
+
+/// Refuses a second parameter with the same argument name (one of the two would never be set).
+pub(crate) fn unique_wire_name(
+    cx: &Ctxt,
+    wires: &mut Vec<(String, Ident)>,
+    wire: &str,
+    ident: &Ident,
+    span: Span,
+) {
+    if let Some((_, first)) = wires.iter().find(|(w, _)| w == wire) {
+        cx.error_at(
+            span,
+            format!("parameters `{first}` and `{ident}` both take the argument `{wire}`; give one another name with #[arg(rename = \"...\")]"),
+        );
+    } else {
+        wires.push((wire.to_owned(), ident.clone()));
+    }
+}
+
 /// `Some(state)` when `ty` is `RequestContext` or `RequestContext<S>` (any path).
 pub(crate) fn context_state(ty: &Type) -> Option<Option<Box<Type>>> {
     let seg = last_segment(ty)?;
@@ -279,11 +319,21 @@ pub(crate) fn context_state(ty: &Type) -> Option<Option<Box<Type>>> {
     Some(generic_args(seg).first().map(|t| Box::new((*t).clone())))
 }
 
+/// `Some(S)` when `ty` is `State<S>` (any path): the server state as a parameter.
+pub(crate) fn state_param(ty: &Type) -> Option<Box<Type>> {
+    let seg = last_segment(ty)?;
+    match generic_args(seg).as_slice() {
+        [state] if seg.ident == "State" => Some(Box::new((*state).clone())),
+        _ => None,
+    }
+}
+
 impl ToolFn {
     /// The state type its context names, if any (`RequestContext<S>`).
     pub(crate) fn state(&self) -> Option<Option<&Type>> {
         self.params.iter().find_map(|p| match p {
             Param::Context { state } => Some(state.as_deref()),
+            Param::State { state } => Some(Some(&**state)),
             Param::Arg(_) => None,
         })
     }

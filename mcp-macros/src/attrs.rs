@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
 use syn::{Expr, LitBool, LitStr, Token};
 
 use crate::ctxt::Ctxt;
@@ -55,6 +56,30 @@ pub(crate) struct ArgAttrs {
     pub(crate) description: Option<LitStr>,
     pub(crate) rename: Option<LitStr>,
     pub(crate) complete: Option<Expr>,
+    /// The `range` key, its bounds as numbers, and whether a bound is written as a float.
+    pub(crate) range: Option<RangeKey>,
+    /// The `length` key, for errors about the type it is put on.
+    pub(crate) length: Option<LengthKey>,
+}
+
+/// `range(lo..=hi)` as written: where it is, and its bounds as numbers.
+pub(crate) struct RangeKey {
+    pub(crate) span: proc_macro2::Span,
+    pub(crate) float: bool,
+    pub(crate) lo: Option<f64>,
+    /// The upper bound and whether it is inclusive.
+    pub(crate) hi: Option<(f64, bool)>,
+    /// The range as written (`1..=10`), for messages.
+    pub(crate) text: String,
+}
+
+/// `length(lo..=hi)` as written.
+pub(crate) struct LengthKey {
+    pub(crate) span: proc_macro2::Span,
+    pub(crate) lo: Option<u64>,
+    /// The largest length allowed.
+    pub(crate) hi: Option<u64>,
+    pub(crate) text: String,
 }
 
 /// Refuses a key given twice.
@@ -201,7 +226,13 @@ pub(crate) fn parse_arg_attrs(
         }
         match key.as_str() {
             "default" => into.default = Some(meta.value()?.parse()?),
-            "pattern" => into.pattern = Some(meta.value()?.parse()?),
+            "pattern" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                if let Err(message) = crate::pattern::check(&lit.value()) {
+                    cx.error(&lit, message);
+                }
+                into.pattern = Some(lit);
+            }
             "description" => into.description = Some(meta.value()?.parse()?),
             "rename" => into.rename = Some(meta.value()?.parse()?),
             "complete" => into.complete = Some(meta.value()?.parse()?),
@@ -211,6 +242,13 @@ pub(crate) fn parse_arg_attrs(
                 let expr: Expr = content.parse()?;
                 match parse_range(&expr, true) {
                     Ok((lo, hi)) => {
+                        into.range = Some(RangeKey {
+                            span: meta.path.span(),
+                            float: lo.iter().chain(hi.iter()).any(|(t, _)| t.contains(['.', 'e', 'E'])),
+                            lo: lo.as_ref().and_then(|(t, _)| t.parse().ok()),
+                            hi: hi.as_ref().and_then(|(t, inclusive)| Some((t.parse().ok()?, *inclusive))),
+                            text: quote::ToTokens::to_token_stream(&expr).to_string().replace(' ', ""),
+                        });
                         if let Some((v, _)) = lo {
                             into.constraints.push(("minimum", v));
                         }
@@ -234,6 +272,15 @@ pub(crate) fn parse_arg_attrs(
                 let expr: Expr = content.parse()?;
                 match parse_range(&expr, false) {
                     Ok((lo, hi)) => {
+                        into.length = Some(LengthKey {
+                            span: meta.path.span(),
+                            lo: lo.as_ref().and_then(|(t, _)| t.parse().ok()),
+                            hi: hi.as_ref().and_then(|(t, inclusive)| {
+                                let v: u64 = t.parse().ok()?;
+                                Some(if *inclusive { v } else { v.saturating_sub(1) })
+                            }),
+                            text: quote::ToTokens::to_token_stream(&expr).to_string().replace(' ', ""),
+                        });
                         if let Some((v, _)) = lo {
                             into.constraints.push(("minLength", v));
                         }
@@ -310,7 +357,7 @@ fn parse_range(expr: &Expr, signed: bool) -> Result<(Bound, Bound), String> {
     Ok((lo.map(|(t, _)| (t, true)), hi.map(|(t, _)| (t, inclusive))))
 }
 
-fn valid_json_object(text: &str) -> bool {
+pub(crate) fn valid_json_object(text: &str) -> bool {
     matches!(
         serde_json::from_str::<serde_json::Value>(text),
         Ok(serde_json::Value::Object(_))

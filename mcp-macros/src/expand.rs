@@ -44,6 +44,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         let decoder = quote::format_ident!("__decode{}", index);
         match param {
             Param::Context { .. } => call_args.push(quote!(__ctx.clone())),
+            Param::State { .. } => call_args.push(quote!(::mcp::server::State::of(&__ctx))),
             Param::Arg(arg) => {
                 let (ident, ty, schema_ty, wire) = (&arg.ident, &arg.ty, &arg.schema_ty, &arg.wire);
                 let span = arg.span();
@@ -70,23 +71,29 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                     }),
                     None => quote!(::std::option::Option::None),
                 };
-                let collection = crate::ast::last_segment(ty).is_some_and(|seg| {
+                let collection = crate::ast::last_segment(schema_ty).is_some_and(|seg| {
                     ["Vec", "VecDeque", "HashSet", "BTreeSet"]
                         .contains(&seg.ident.to_string().as_str())
-                });
-                let mut constraints: Vec<(String, String)> = arg
-                    .attrs
-                    .constraints
-                    .iter()
-                    .map(|(k, v)| {
-                        let key = match (*k, collection) {
-                            ("minLength", true) => "minItems",
-                            ("maxLength", true) => "maxItems",
-                            (key, _) => key,
-                        };
-                        (key.to_owned(), v.clone())
-                    })
-                    .collect();
+                }) || matches!(schema_ty, syn::Type::Array(_));
+                // A type the macro cannot read (an alias) gets both keywords: each applies only
+                // to its own JSON type.
+                let unknown = arg.checks.iter().any(|(_, marker)| *marker == "TextOrList");
+                let mut constraints: Vec<(String, String)> = Vec::new();
+                for (k, v) in &arg.attrs.constraints {
+                    let items = match *k {
+                        "minLength" => Some("minItems"),
+                        "maxLength" => Some("maxItems"),
+                        _ => None,
+                    };
+                    match items {
+                        Some(items) if collection => constraints.push((items.to_owned(), v.clone())),
+                        Some(items) if unknown => {
+                            constraints.push(((*k).to_owned(), v.clone()));
+                            constraints.push((items.to_owned(), v.clone()));
+                        }
+                        _ => constraints.push(((*k).to_owned(), v.clone())),
+                    }
+                }
                 if let Some(p) = &arg.attrs.pattern {
                     constraints.push((
                         "pattern".into(),
@@ -101,6 +108,12 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                         .collect::<Vec<_>>()
                         .join(",")
                 );
+                for (key_span, marker) in &arg.checks {
+                    let marker = syn::Ident::new(marker, *key_span);
+                    schema_args.push(quote_spanned!(*key_span=>
+                        let _: () = <#schema_ty as ::mcp::__private::#marker>::FITS;
+                    ));
+                }
                 schema_args.push(quote_spanned!(span=>
                     let #decoder = ::mcp::__private::arg::<#schema_ty>(&mut __schema, #wire, ::mcp::server::ArgSpec {
                         description: #description,
@@ -194,7 +207,10 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         )
     };
 
-    let description = tool.description.clone().unwrap_or_default();
+    let description = match &tool.description {
+        Some(d) => quote!(#d),
+        None => quote!(""),
+    };
     let mut builders = vec![quote!(.description(#description))];
     if let Some(title) = &tool.attrs.title {
         builders.push(quote!(.title(#title)));
@@ -249,7 +265,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 })
             },
         );
-        let __def = ::mcp::__private::tool_def::<#state>(#name, __schema.finish(), __handler) #(#builders)*;
+        let __def = ::mcp::__private::tool_def::<#state>(#name, __schema, __handler) #(#builders)*;
         match __output {
             ::std::option::Option::Some((__out, __is_object)) => ::mcp::__private::with_output(__def, __out, __is_object),
             ::std::option::Option::None => __def,

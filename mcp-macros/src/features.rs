@@ -9,14 +9,22 @@ use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::{FnArg, LitStr, Pat, Token, Type};
 
-use crate::ast::{context_state, generic_args, last_segment, strip_arg_attrs};
+use crate::ast::{context_state, generic_args, last_segment, state_param, strip_arg_attrs};
 use crate::attrs::{parse_arg_attrs, ArgAttrs, TEXT_ARG_KEYS};
 use crate::ctxt::Ctxt;
-use crate::docs::doc_text;
+use crate::docs::{doc_description, doc_text, Doc};
 use crate::suggest::unknown_key;
 
-const RESOURCE_KEYS: &[&str] = &["name", "title", "description", "mime_type", "scopes"];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "scopes"];
+const RESOURCE_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "icon",
+    "meta",
+    "scopes",
+];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "scopes"];
 
 #[derive(Default)]
 struct Keys {
@@ -25,6 +33,10 @@ struct Keys {
     title: Option<LitStr>,
     description: Option<LitStr>,
     mime_type: Option<LitStr>,
+    /// `icon = ".."`, once per icon.
+    icons: Vec<LitStr>,
+    /// `meta = r#"{..}"#`, a JSON object.
+    meta: Option<LitStr>,
     scopes: Vec<LitStr>,
 }
 
@@ -32,6 +44,22 @@ struct Keys {
 fn scopes(keys: &Keys) -> Option<TokenStream> {
     let scopes = &keys.scopes;
     (!scopes.is_empty()).then(|| quote!(.scopes([#(#scopes),*])))
+}
+
+/// `.icons(..)` and `.meta(..)` when the attribute gives them (as `#[tool]` does).
+fn icons_and_meta(keys: &Keys) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    if !keys.icons.is_empty() {
+        let icons = &keys.icons;
+        out.push(quote!(.icons(::std::vec![#(::mcp::types::Icon {
+            src: ::std::string::String::from(#icons),
+            ..::std::default::Default::default()
+        }),*])));
+    }
+    if let Some(meta) = &keys.meta {
+        out.push(quote!(.meta(::mcp::__private::json_object(#meta))));
+    }
+    out
 }
 
 fn parse_keys(
@@ -52,19 +80,26 @@ fn parse_keys(
         let value: syn::Expr = input.parse()?;
         if !known.contains(&key.as_str()) {
             cx.error(&path, unknown_key(what, &key, known));
-        } else if !seen.insert(key.clone()) {
+        } else if key != "icon" && !seen.insert(key.clone()) {
             cx.error(&path, format!("`{key}` is given twice in #[{what}(...)]"));
         } else if key == "scopes" {
             keys.scopes = crate::attrs::parse_scopes(cx, &value);
         } else {
             let lit: LitStr = syn::parse2(quote!(#value))?;
-            let slot = match key.as_str() {
-                "name" => &mut keys.name,
-                "title" => &mut keys.title,
-                "description" => &mut keys.description,
-                _ => &mut keys.mime_type,
-            };
-            *slot = Some(lit);
+            if key == "meta" && !crate::attrs::valid_json_object(&lit.value()) {
+                cx.error(
+                    &lit,
+                    "`meta` must be a JSON object, e.g. meta = r#\"{\"vendor/key\": 1}\"#",
+                );
+            }
+            match key.as_str() {
+                "icon" => keys.icons.push(lit),
+                "meta" => keys.meta = Some(lit),
+                "name" => keys.name = Some(lit),
+                "title" => keys.title = Some(lit),
+                "description" => keys.description = Some(lit),
+                _ => keys.mime_type = Some(lit),
+            }
         }
         if input.is_empty() {
             break;
@@ -84,14 +119,42 @@ struct Param {
     attrs: ArgAttrs,
 }
 
-struct Parsed {
-    item: syn::ItemFn,
+/// A `#[resource]` or `#[prompt]` function (or method of a `#[tools]` impl) as read from its
+/// signature.
+pub(crate) struct Parsed {
+    /// The signature, `#[arg]` attributes stripped.
+    sig: syn::Signature,
     params: Vec<Param>,
-    context: Option<Option<Box<Type>>>,
-    docs: Option<String>,
+    /// The state type a `RequestContext<S>` or `State<S>` parameter names (`Some(None)`: a
+    /// `RequestContext` without `<S>`, i.e. `()`).
+    pub(crate) context: Option<Option<Box<Type>>>,
+    docs: Option<Doc>,
+    /// Takes `&self` (a method of a `#[tools]` impl).
+    receiver: bool,
 }
 
-fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<Parsed, TokenStream> {
+impl Parsed {
+    /// Where errors about the whole function land.
+    pub(crate) fn span(&self) -> Span {
+        self.sig.ident.span()
+    }
+
+    /// Takes `&self`: the handler holds a clone of the shared value.
+    pub(crate) fn takes_self(&self) -> bool {
+        self.receiver
+    }
+}
+
+/// How the generated handler reaches the user's function.
+pub(crate) enum Callee<'a> {
+    /// A free function, called by name.
+    Free,
+    /// A method of the `#[tools]` impl of `self_ty`: `__this.f(..)` when it takes `&self`,
+    /// `<Type>::f(..)` otherwise.
+    Method(&'a Type),
+}
+
+fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<(syn::ItemFn, Parsed), TokenStream> {
     let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
@@ -104,28 +167,65 @@ fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<Parsed, TokenSt
             return Err(out);
         }
     };
-    let param_attrs = strip_arg_attrs(&mut item.sig);
-    if !item.sig.generics.params.is_empty() {
-        cx.error(&item.sig.generics, format!("a {what} cannot be generic"));
+    let parsed = parse_sig(cx, &mut item.sig, &item.attrs, what, false);
+    Ok((item, parsed))
+}
+
+/// Reads a `#[resource]`/`#[prompt]` signature; `in_tools`: a method of a `#[tools]` impl,
+/// which may take `&self`.
+pub(crate) fn parse_sig(
+    cx: &Ctxt,
+    sig: &mut syn::Signature,
+    attrs: &[syn::Attribute],
+    what: &str,
+    in_tools: bool,
+) -> Parsed {
+    let param_attrs = strip_arg_attrs(sig);
+    if !sig.generics.params.is_empty() {
+        cx.error(&sig.generics, format!("a {what} cannot be generic"));
     }
     let mut params = Vec::new();
     let mut context = None;
-    for (input, extra) in item.sig.inputs.iter().zip(&param_attrs) {
-        let FnArg::Typed(pt) = input else {
-            cx.error(
-                input,
-                format!("#[{what}] goes on a free function, not a method"),
-            );
-            continue;
+    let mut has_context = false;
+    let mut receiver = false;
+    let mut wires = Vec::new();
+    for (input, extra) in sig.inputs.iter().zip(&param_attrs) {
+        let pt = match input {
+            FnArg::Typed(pt) => pt,
+            FnArg::Receiver(r) if in_tools => {
+                if r.reference.is_none() {
+                    cx.error(r, format!("a {what} method takes `&self`: taking `self` by value would consume the value every call shares"));
+                } else if r.mutability.is_some() {
+                    cx.error(r, format!("a {what} method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic"));
+                }
+                receiver = true;
+                continue;
+            }
+            FnArg::Receiver(_) => {
+                cx.error(
+                    input,
+                    format!("#[{what}] goes on a free function, not a method"),
+                );
+                continue;
+            }
         };
+        if let Some(state) = state_param(&pt.ty) {
+            if !matches!(context, Some(Some(_))) {
+                context = Some(Some(state));
+            }
+            continue;
+        }
         if let Some(state) = context_state(&pt.ty) {
-            if context.is_some() {
+            if has_context {
                 cx.error(
                     &pt.ty,
                     format!("a {what} takes at most one `RequestContext` parameter"),
                 );
             }
-            context = Some(state);
+            has_context = true;
+            if !matches!(context, Some(Some(_))) {
+                context = Some(state);
+            }
             continue;
         }
         let Pat::Ident(pat) = &*pt.pat else {
@@ -151,6 +251,8 @@ fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<Parsed, TokenSt
             .as_ref()
             .map(LitStr::value)
             .unwrap_or_else(|| pat.ident.to_string().trim_start_matches("r#").to_owned());
+        let wire_span = attrs.rename.as_ref().map_or(pat.ident.span(), LitStr::span);
+        crate::ast::unique_wire_name(cx, &mut wires, &wire, &pat.ident, wire_span);
         params.push(Param {
             ident: pat.ident.clone(),
             ty: (*pt.ty).clone(),
@@ -165,13 +267,13 @@ fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<Parsed, TokenSt
             attrs,
         });
     }
-    let docs = doc_text(&item.attrs);
-    Ok(Parsed {
-        item,
+    Parsed {
+        sig: sig.clone(),
         params,
         context,
-        docs,
-    })
+        docs: doc_description(attrs),
+        receiver,
+    }
 }
 
 /// The function as written, plus the unit struct that registers it.
@@ -190,12 +292,14 @@ fn state_of(context: &Option<Option<Box<Type>>>) -> (TokenStream, TokenStream) {
     }))
 }
 
-fn call_args(item: &syn::ItemFn, params: &[Param]) -> Vec<TokenStream> {
+fn call_args(sig: &syn::Signature, params: &[Param]) -> Vec<TokenStream> {
     let mut out = Vec::new();
     let mut it = params.iter();
-    for input in &item.sig.inputs {
+    for input in &sig.inputs {
         if let FnArg::Typed(pt) = input {
-            if context_state(&pt.ty).is_some() {
+            if state_param(&pt.ty).is_some() {
+                out.push(quote!(::mcp::server::State::of(&__ctx)));
+            } else if context_state(&pt.ty).is_some() {
                 out.push(quote!(__ctx.clone()));
             } else if let Some(p) = it.next() {
                 let ident = &p.ident;
@@ -206,12 +310,26 @@ fn call_args(item: &syn::ItemFn, params: &[Param]) -> Vec<TokenStream> {
     out
 }
 
-fn invoke(item: &syn::ItemFn, args: &[TokenStream]) -> TokenStream {
-    let ident = &item.sig.ident;
-    if item.sig.asyncness.is_some() {
-        quote!(#ident(#(#args),*).await)
+fn invoke(parsed: &Parsed, callee: &Callee<'_>, args: &[TokenStream]) -> TokenStream {
+    let ident = &parsed.sig.ident;
+    let path = match callee {
+        Callee::Free => quote!(#ident),
+        Callee::Method(_) if parsed.receiver => quote!(__this.#ident),
+        Callee::Method(ty) => quote!(<#ty>::#ident),
+    };
+    if parsed.sig.asyncness.is_some() {
+        quote!(#path(#(#args),*).await)
     } else {
-        quote!(::mcp::__private::run_blocking_plain(move || #ident(#(#args),*)).await?)
+        quote!(::mcp::__private::run_blocking_plain(move || #path(#(#args),*)).await?)
+    }
+}
+
+/// What a handler closure does first: a method taking `&self` clones the shared value.
+fn capture(parsed: &Parsed) -> TokenStream {
+    if parsed.receiver {
+        quote!(let __this = ::std::clone::Clone::clone(&__this);)
+    } else {
+        quote!()
     }
 }
 
@@ -265,10 +383,25 @@ fn template_variables(text: &str) -> Result<Vec<String>, String> {
 
 pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStream {
     let cx = Ctxt::default();
-    let parsed = match parse_fn(&cx, input, "resource") {
+    let (item, parsed) = match parse_fn(&cx, input, "resource") {
         Ok(p) => p,
         Err(out) => return out,
     };
+    let (impl_generics, state) = state_of(&parsed.context);
+    let body = resource_def(&cx, &parsed, args, &Callee::Free, &state);
+    let out = unit_struct(&item, "resource");
+    let handle = crate::handle_ident(&item.sig.ident, "resource");
+    registration(cx, out, (impl_generics, state), &handle, "Resource", body)
+}
+
+/// An expression of type `ResourceDef<#state>` for a parsed `#[resource(args)]` function.
+pub(crate) fn resource_def(
+    cx: &Ctxt,
+    parsed: &Parsed,
+    args: TokenStream,
+    callee: &Callee<'_>,
+    state: &TokenStream,
+) -> TokenStream {
     let mut resource = ResourceArgs {
         keys: Keys::default(),
     };
@@ -281,19 +414,14 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
         resource.keys.uri = Some(input.parse()?);
         if !input.is_empty() {
             input.parse::<Token![,]>()?;
-            parse_keys(&cx, input, "resource", RESOURCE_KEYS, &mut resource.keys)?;
+            parse_keys(cx, input, "resource", RESOURCE_KEYS, &mut resource.keys)?;
         }
         Ok(())
     };
     if let Err(e) = syn::parse::Parser::parse2(parser, args) {
         cx.push(e);
     }
-    let Parsed {
-        item,
-        params,
-        context,
-        docs,
-    } = parsed;
+    let Parsed { params, docs, .. } = parsed;
     let uri = resource.keys.uri.clone();
     if let Some(uri) = &uri {
         match template_variables(&uri.value()) {
@@ -304,7 +432,7 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
                         cx.error(uri, format!("URI template variable `{{{var}}}` has no parameter named `{var}`; add `{var}: String` (or any type that parses from text) to the function"));
                     }
                 }
-                for p in &params {
+                for p in params {
                     if !vars.contains(&p.wire) {
                         cx.error(
                             &p.ident,
@@ -319,11 +447,8 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
             }
         }
     }
-    let out = unit_struct(&item, "resource");
-    let ident = &item.sig.ident;
-    let handle = crate::handle_ident(ident, "resource");
-    let (impl_generics, state) = state_of(&context);
-    let body = match (&uri, cx.has_errors()) {
+    let ident = &parsed.sig.ident;
+    match (&uri, cx.has_errors()) {
         (Some(uri), false) => {
             let name = resource
                 .keys
@@ -335,8 +460,8 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
                 .keys
                 .description
                 .as_ref()
-                .map(LitStr::value)
-                .or(docs);
+                .map(|d| Doc::Text(d.value()))
+                .or_else(|| docs.clone());
             let mime = resource.keys.mime_type.as_ref().map(LitStr::value);
             let mime_tokens = match &mime {
                 Some(m) => quote!(::std::option::Option::Some(#m)),
@@ -347,8 +472,9 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
                 let f = if p.optional { quote!(uri_var_opt) } else { quote!(uri_var) };
                 quote_spanned!(inner.span()=> let #ident: #ty = ::mcp::__private::#f::<#inner>(&mut __vars, #wire)?;)
             });
-            let args = call_args(&item, &params);
-            let call = invoke(&item, &args);
+            let args = call_args(&parsed.sig, params);
+            let call = invoke(parsed, callee, &args);
+            let capture = capture(parsed);
             let mut builders = Vec::new();
             if let Some(d) = description {
                 builders.push(quote!(.description(#d)));
@@ -359,13 +485,15 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
             if let Some(m) = &mime {
                 builders.push(quote!(.mime_type(#m)));
             }
+            builders.extend(icons_and_meta(&resource.keys));
             builders.extend(scopes(&resource.keys));
-            builders.extend(completers(&params));
-            let ret_span = return_span(&item);
+            builders.extend(completers(params));
+            let ret_span = return_span(&parsed.sig);
             let convert = quote_spanned!(ret_span=> ::mcp::server::IntoReadResult::into_read_result(__ret, &__uri, #mime_tokens));
             quote!({
                 let __handler: ::mcp::server::ResourceHandler<#state> = ::std::sync::Arc::new(
                     move |__ctx: ::mcp::lowlevel::RequestContext<#state>, __uri: ::std::string::String, mut __vars: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
+                        #capture
                         ::std::boxed::Box::pin(async move {
                             #(#takes)*
                             let _ = (&__ctx, &mut __vars);
@@ -378,8 +506,7 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
             })
         }
         _ => quote!(::std::unreachable!("this resource did not compile")),
-    };
-    registration(cx, out, (impl_generics, state), &handle, "Resource", body)
+    }
 }
 
 /// The errors, the function and its unit struct, and `impl IntoX<S> for Handle { body }`.
@@ -409,31 +536,41 @@ fn registration(
 }
 
 /// Where errors about the return type land.
-fn return_span(item: &syn::ItemFn) -> Span {
-    match &item.sig.output {
+fn return_span(sig: &syn::Signature) -> Span {
+    match &sig.output {
         syn::ReturnType::Type(_, ty) => ty.span(),
-        syn::ReturnType::Default => item.sig.ident.span(),
+        syn::ReturnType::Default => sig.ident.span(),
     }
 }
 
 pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     let cx = Ctxt::default();
-    let parsed = match parse_fn(&cx, input, "prompt") {
+    let (item, parsed) = match parse_fn(&cx, input, "prompt") {
         Ok(p) => p,
         Err(out) => return out,
     };
+    let (impl_generics, state) = state_of(&parsed.context);
+    let body = prompt_def(&cx, &parsed, args, &Callee::Free, &state);
+    let out = unit_struct(&item, "prompt");
+    let handle = crate::handle_ident(&item.sig.ident, "prompt");
+    registration(cx, out, (impl_generics, state), &handle, "Prompt", body)
+}
+
+/// An expression of type `PromptDef<#state>` for a parsed `#[prompt(args)]` function.
+pub(crate) fn prompt_def(
+    cx: &Ctxt,
+    parsed: &Parsed,
+    args: TokenStream,
+    callee: &Callee<'_>,
+    state: &TokenStream,
+) -> TokenStream {
     let mut keys = Keys::default();
-    let parser = |input: ParseStream| parse_keys(&cx, input, "prompt", PROMPT_KEYS, &mut keys);
+    let parser = |input: ParseStream| parse_keys(cx, input, "prompt", PROMPT_KEYS, &mut keys);
     if let Err(e) = syn::parse::Parser::parse2(parser, args) {
         cx.push(e);
     }
-    let Parsed {
-        item,
-        params,
-        context,
-        docs,
-    } = parsed;
-    for p in &params {
+    let Parsed { params, docs, .. } = parsed;
+    for p in params {
         let is_string = last_segment(&p.inner).is_some_and(|s| s.ident == "String");
         if !is_string {
             cx.error(
@@ -442,11 +579,8 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
             );
         }
     }
-    let out = unit_struct(&item, "prompt");
-    let ident = &item.sig.ident;
-    let handle = crate::handle_ident(ident, "prompt");
-    let (impl_generics, state) = state_of(&context);
-    let body = if cx.has_errors() {
+    let ident = &parsed.sig.ident;
+    if cx.has_errors() {
         quote!(::std::unreachable!("this prompt did not compile"))
     } else {
         let name = keys
@@ -462,17 +596,19 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
                 quote!(let #ident = __args.remove(#wire).unwrap_or_default();)
             }
         });
-        let args = call_args(&item, &params);
-        let call = invoke(&item, &args);
+        let args = call_args(&parsed.sig, params);
+        let call = invoke(parsed, callee, &args);
+        let capture = capture(parsed);
         let mut builders = Vec::new();
-        if let Some(d) = keys.description.as_ref().map(LitStr::value).or(docs) {
+        if let Some(d) = keys.description.as_ref().map(|d| Doc::Text(d.value())).or_else(|| docs.clone()) {
             builders.push(quote!(.description(#d)));
         }
         if let Some(t) = &keys.title {
             builders.push(quote!(.title(#t)));
         }
+        builders.extend(icons_and_meta(&keys));
         builders.extend(scopes(&keys));
-        for p in &params {
+        for p in params {
             let wire = &p.wire;
             let required = !p.optional;
             let description = match &p.description {
@@ -481,13 +617,14 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
             };
             builders.push(quote!(.argument(#wire, #description, #required)));
         }
-        builders.extend(completers(&params));
-        let ret_span = return_span(&item);
+        builders.extend(completers(params));
+        let ret_span = return_span(&parsed.sig);
         let convert =
             quote_spanned!(ret_span=> ::mcp::server::IntoPromptResult::into_prompt_result(__ret));
         quote!({
             let __handler: ::mcp::server::PromptHandler<#state> = ::std::sync::Arc::new(
                 move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
+                    #capture
                     ::std::boxed::Box::pin(async move {
                         #(#takes)*
                         let _ = (&__ctx, &mut __args);
@@ -498,6 +635,5 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
             );
             ::mcp::server::PromptDef::<#state>::with_handler(#name, __handler) #(#builders)*
         })
-    };
-    registration(cx, out, (impl_generics, state), &handle, "Prompt", body)
+    }
 }

@@ -6,11 +6,13 @@
 #![warn(missing_docs)]
 
 mod ast;
+mod constraints;
 mod attrs;
 mod ctxt;
 mod docs;
 mod expand;
 mod features;
+mod pattern;
 mod suggest;
 
 use proc_macro::TokenStream;
@@ -162,6 +164,12 @@ fn item_keyword_span(item: &syn::Item) -> proc_macro2::Span {
     }
 }
 
+/// A `#[resource]` or `#[prompt]` method of a `#[tools]` impl.
+enum Other {
+    Resource,
+    Prompt,
+}
+
 fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let cx = Ctxt::default();
     if !args.is_empty() {
@@ -196,12 +204,17 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     }
     let self_ty = (*item.self_ty).clone();
     let mut tools = Vec::new();
+    let mut others = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for impl_item in &mut item.items {
         let syn::ImplItem::Fn(method) = impl_item else {
             continue;
         };
-        let Some(pos) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else {
+        let Some(pos) = method.attrs.iter().position(|a| {
+            ["tool", "resource", "prompt"]
+                .iter()
+                .any(|what| a.path().is_ident(what))
+        }) else {
             continue;
         };
         let attr = method.attrs.remove(pos);
@@ -209,6 +222,20 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
             syn::Meta::List(list) => list.tokens.clone(),
             _ => TokenStream2::new(),
         };
+        if !attr.path().is_ident("tool") {
+            let kind = if attr.path().is_ident("resource") {
+                Other::Resource
+            } else {
+                Other::Prompt
+            };
+            let what = match kind {
+                Other::Resource => "resource",
+                Other::Prompt => "prompt",
+            };
+            let parsed = features::parse_sig(&cx, &mut method.sig, &method.attrs, what, true);
+            others.push((kind, parsed, args));
+            continue;
+        }
         let attrs = parse_tool_attrs(&cx, args);
         let param_attrs = strip_arg_attrs(&mut method.sig);
         let tool = parse_tool_fn(&cx, &method.sig, &method.attrs, &param_attrs, attrs);
@@ -221,27 +248,55 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         names.push(tool.name.clone());
         tools.push(tool);
     }
-    if tools.is_empty() && !cx.has_errors() {
+    if tools.is_empty() && others.is_empty() && !cx.has_errors() {
         cx.error(
             &item.self_ty,
-            "this #[tools] impl block has no #[tool] method",
+            "this #[tools] impl block has no #[tool], #[resource] or #[prompt] method",
         );
     }
 
-    // Every tool of the block serves the same state type.
+    // Every tool, resource and prompt of the block serves the same state type.
     let mut state: Option<TokenStream2> = None;
-    for tool in &tools {
-        if let Some(s) = state_type(tool) {
+    let states = tools
+        .iter()
+        .map(|t| (state_type(t), t.span()))
+        .chain(others.iter().map(|(_, parsed, _)| {
+            let ty = parsed.context.as_ref().map(|s| match s {
+                Some(ty) => quote!(#ty),
+                None => quote!(()),
+            });
+            (ty, parsed.span())
+        }));
+    for (s, span) in states {
+        if let Some(s) = s {
             match &state {
                 Some(prev) if prev.to_string() != s.to_string() => cx.error_at(
-                    tool.span(),
-                    format!("every tool of one impl block takes the same `RequestContext<...>`; this one differs from `RequestContext<{prev}>`"),
+                    span,
+                    format!("every method of one #[tools] impl block serves the same state; this one takes `{s}`, an earlier one `{prev}`"),
                 ),
                 _ => state = Some(s),
             }
         }
     }
     let (impl_generics, state_ty) = state_generics(state);
+    let callee = features::Callee::Method(&self_ty);
+    let mut resources = Vec::new();
+    let mut prompts = Vec::new();
+    for (kind, parsed, args) in others {
+        let def = match kind {
+            Other::Resource => features::resource_def(&cx, &parsed, args, &callee, &state_ty),
+            Other::Prompt => features::prompt_def(&cx, &parsed, args, &callee, &state_ty),
+        };
+        let def = if parsed.takes_self() {
+            quote!({ let __this = __this.clone(); #def })
+        } else {
+            def
+        };
+        match kind {
+            Other::Resource => resources.push(def),
+            Other::Prompt => prompts.push(def),
+        }
+    }
     let body = if cx.has_errors() {
         quote!(::std::unreachable!("these tools did not compile"))
     } else {
@@ -254,7 +309,11 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
                 def
             }
         });
-        quote!(::std::vec![#(#defs),*])
+        quote!(::mcp::server::Features {
+            tools: ::std::vec![#(#defs),*],
+            resources: ::std::vec![#(#resources),*],
+            prompts: ::std::vec![#(#prompts),*],
+        })
     };
     let errors = cx.into_compile_errors();
     quote! {
@@ -264,7 +323,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         const _: () = {
             impl #impl_generics ::mcp::server::ToolSet<#state_ty> for #self_ty {
                 #[allow(unused_variables)]
-                fn tool_defs(__this: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::mcp::server::ToolDef<#state_ty>> {
+                fn features(__this: ::std::sync::Arc<Self>) -> ::mcp::server::Features<#state_ty> {
                     #body
                 }
             }

@@ -128,10 +128,11 @@ pub async fn serve(server: mcp::server::McpServer) -> (u16, tokio::sync::oneshot
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
         let config = mcp::transport::HttpConfig::default();
-        let _ = mcp::transport::serve_http_on(server, listener, config, async move {
-            let _ = stopped.await;
-        })
-        .await;
+        let _ = server
+            .serve_http_on(listener, config, async move {
+                let _ = stopped.await;
+            })
+            .await;
     });
     (port, stop)
 }

@@ -19,5 +19,7 @@ async fn main() -> mcp::Result<()> {
     println!("http://{}/mcp", listener.local_addr()?);
     let server = McpServer::new("adder").tool(AddTool);
     let config = mcp::transport::HttpConfig::default();
-    mcp::transport::serve_http_on(server, listener, config, std::future::pending()).await
+    server
+        .serve_http_on(listener, config, std::future::pending())
+        .await
 }

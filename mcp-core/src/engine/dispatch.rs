@@ -6,12 +6,14 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::detach::Detach;
 use super::stamp::stamp_modern;
 use super::unwind::CatchUnwind;
 use super::RunningServer;
 use crate::era::{self, Era, MODERN_ONLY, REMOVED_IN_MODERN};
 use crate::error::McpError;
 use crate::input::round::{Round, INPUT_METHODS};
+use crate::input::url;
 use crate::jsonrpc::{self, RequestId};
 use crate::lowlevel::{
     CallInfo, Incoming, Next, NotificationContext, Params, RequestContext, Session, SessionHook,
@@ -48,7 +50,9 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
         info: info.clone(),
         params,
     };
-    let outcome = CatchUnwind::new(next(0).run(msg)).await;
+    let grace = origin.server.server.options.shutdown_grace;
+    let handler = CatchUnwind::new(next(0).run(msg));
+    let outcome = Detach::new(handler, info.cancel.clone(), grace).await;
     match outcome {
         Ok(Ok(mut value)) => {
             if info.era == Era::Modern {
@@ -250,6 +254,8 @@ fn modern_call<S>(
         http: origin.http.clone(),
         round: Default::default(),
         spliced: Default::default(),
+        cancel: Default::default(),
+        last_progress: Default::default(),
     }
 }
 
@@ -278,6 +284,8 @@ fn session_call<S>(
         http: origin.http.clone(),
         round: Default::default(),
         spliced: Default::default(),
+        cancel: Default::default(),
+        last_progress: Default::default(),
     }
 }
 
@@ -306,7 +314,9 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
         info.session.set_log_level(p.level);
     }
     if info.era == Era::Legacy {
-        return handler(ctx, params).await;
+        return handler(ctx.clone(), params)
+            .await
+            .map_err(|e| url::for_client(e, &ctx));
     }
     let sealer = server.server.sealer.as_ref();
     let pauses = INPUT_METHODS.contains(&info.method.as_str());
@@ -317,7 +327,7 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
     }
     let mut value = match handler(ctx.clone(), params).await {
         Ok(value) => value,
-        Err(e) => match e.into_input_required() {
+        Err(e) => match url::for_client(e, &ctx).into_input_required() {
             Ok(paused) if pauses => serde_json::to_value(paused)?,
             // Only tools/call, prompts/get and resources/read may pause for input.
             Ok(_) => {

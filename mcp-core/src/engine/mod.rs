@@ -7,6 +7,7 @@
 //! ```
 
 pub(crate) mod connection;
+mod detach;
 pub(crate) mod dispatch;
 mod stamp;
 pub(crate) mod unwind;
@@ -40,7 +41,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
             capabilities: server.capabilities(),
             middleware: server.middleware.clone().into(),
             server,
-            state: Arc::new(state),
+            state,
             stopped: AtomicBool::new(false),
         }))
     }
@@ -57,6 +58,11 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
 
     /// The lifespan state.
     pub fn state(&self) -> &S {
+        &self.state
+    }
+
+    /// The lifespan state, shared (what [`State`](crate::server::State) holds).
+    pub(crate) fn shared_state(&self) -> &Arc<S> {
         &self.state
     }
 

@@ -57,6 +57,17 @@ impl Answers {
         }
     }
 
+    /// The user's answer to the URL-mode elicitation under `key`: [`Elicited::Accepted`] means
+    /// the user agreed to open the URL (not that the interaction there is done).
+    pub fn url_elicited(&self, key: &str) -> Result<Elicited<()>, McpError> {
+        let result: ElicitResult = self.decode(key)?;
+        Ok(match result.action.as_str() {
+            "accept" => Elicited::Accepted(()),
+            "decline" => Elicited::Declined,
+            _ => Elicited::Cancelled,
+        })
+    }
+
     /// The model's completion answered under `key`.
     pub fn sampled(&self, key: &str) -> Result<CreateMessageResult, McpError> {
         self.decode(key)

@@ -14,8 +14,8 @@ use crate::error::{codes, McpError};
 use crate::lowlevel::RequestContext;
 use crate::request_state::digest_json;
 use crate::types::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitResult, InputRequiredResult,
-    ListRootsResult, Root,
+    CreateMessageRequestParams, CreateMessageResult, ElicitResult, ElicitationCompleteParams,
+    InputRequiredResult, ListRootsResult, Root,
 };
 
 impl<S: Send + Sync + 'static> RequestContext<S> {
@@ -29,6 +29,52 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         self.ask(Questions::new().elicit::<T>(key, message))
             .await?
             .elicited(key)
+    }
+
+    /// Asks the user to open `url` in their browser (URL-mode elicitation; see
+    /// [`Questions::elicit_url`] for the key's rules). Returns whether the user agreed to open
+    /// it; the interaction itself happens out of band. Fails with `-32021` when the client did
+    /// not declare `elicitation.url`.
+    ///
+    /// ```no_run
+    /// # use mcp_core::lowlevel::RequestContext;
+    /// # use mcp_core::input::Elicited;
+    /// async fn connect(ctx: RequestContext, user: String) -> mcp_core::Result<String> {
+    ///     let id = format!("connect-{user}");
+    ///     let url = format!("https://example.com/connect?session={id}");
+    ///     match ctx.elicit_url(&id, "Connect your account", &url).await? {
+    ///         Elicited::Accepted(()) => Ok("Finish in your browser, then ask again.".into()),
+    ///         _ => Ok("Not connected.".into()),
+    ///     }
+    /// }
+    /// ```
+    pub async fn elicit_url(
+        &self,
+        key: &str,
+        message: &str,
+        url: &str,
+    ) -> Result<Elicited<()>, McpError> {
+        self.ask(Questions::new().elicit_url(key, message, url))
+            .await?
+            .url_elicited(key)
+    }
+
+    /// Tells the client that the out-of-band interaction of the URL-mode elicitation `key` is
+    /// done (`notifications/elicitation/complete`, on the session's stream: the request that
+    /// asked may be over), so it can retry what waited for it. 2025 sessions only: the 2026
+    /// wire has no such notification (the client learns by retrying), and there this does
+    /// nothing. The session outlives the request: keep `ctx.session().clone()` and call
+    /// [`Session::notify`](crate::lowlevel::Session::notify) to send it later.
+    pub async fn complete_elicitation(&self, key: &str) -> Result<(), McpError> {
+        if self.era() != Era::Legacy {
+            return Ok(());
+        }
+        let params = ElicitationCompleteParams {
+            elicitation_id: key.to_owned(),
+        };
+        self.session()
+            .notify("notifications/elicitation/complete", params)
+            .await
     }
 
     /// Asks the client's model for a completion.
@@ -59,7 +105,7 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
             Era::Legacy => {
                 let timeout = self.info.server.server.options.input_timeout;
                 for q in &questions {
-                    let call = self.request::<_, Value>(q.method, &q.params);
+                    let call = self.request::<_, Value>(q.method, q.legacy_params());
                     let answer = tokio::time::timeout(timeout, call).await.map_err(|_| {
                         McpError::internal(format!(
                             "the client did not answer {} within {} s",
@@ -106,6 +152,14 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         }
     }
 
+    /// True when the client declared URL-mode elicitation (`elicitation.url`).
+    pub fn can_elicit_url(&self) -> bool {
+        self.client_capabilities()
+            .elicitation
+            .as_ref()
+            .is_some_and(|modes| modes.contains_key("url"))
+    }
+
     /// True when the client declared sampling.
     pub fn can_sample(&self) -> bool {
         self.client_capabilities().sampling.is_some()
@@ -133,16 +187,19 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         let mut missing = Map::new();
         for q in questions {
             let declared = match q.capability() {
+                "elicitation" if q.is_url() => self.can_elicit_url(),
                 "elicitation" => self.can_elicit(),
                 "sampling" => self.can_sample(),
                 _ => self.can_list_roots(),
             };
             if !declared {
-                let needed = match q.capability() {
-                    "elicitation" => json!({"form": {}}),
-                    _ => json!({}),
-                };
-                missing.insert(q.capability().to_owned(), needed);
+                let needed = missing
+                    .entry(q.capability().to_owned())
+                    .or_insert_with(|| json!({}));
+                if q.capability() == "elicitation" {
+                    let mode = if q.is_url() { "url" } else { "form" };
+                    needed[mode] = json!({});
+                }
             }
         }
         if missing.is_empty() {

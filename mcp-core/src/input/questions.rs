@@ -35,6 +35,23 @@ impl Question {
         json!({ "method": self.method, "params": self.params })
     }
 
+    /// True for a URL-mode elicitation.
+    pub(crate) fn is_url(&self) -> bool {
+        self.method == "elicitation/create" && self.params.get("mode") == Some(&json!("url"))
+    }
+
+    /// The params sent in a 2025 session: a URL-mode elicitation carries its key as its
+    /// `elicitationId` there (2026 has no such id).
+    pub(crate) fn legacy_params(&self) -> Value {
+        let mut params = self.params.clone();
+        if self.is_url() {
+            if let Value::Object(map) = &mut params {
+                map.insert("elicitationId".into(), Value::from(self.key.clone()));
+            }
+        }
+        params
+    }
+
     /// The client capability this question needs.
     pub(crate) fn capability(&self) -> &'static str {
         match self.method {
@@ -92,6 +109,31 @@ impl Questions {
             "mode": "form",
             "message": message.into(),
             "requestedSchema": schema,
+        });
+        self.push(key.into(), "elicitation/create", params)
+    }
+
+    /// A URL for the user to open in their browser (URL-mode elicitation), for what must not
+    /// pass through the client: credentials, payments, third-party authorization. The answer is
+    /// consent only (see [`Answers::url_elicited`](super::Answers::url_elicited)); the
+    /// interaction itself happens out of band, between the user's browser and `url`.
+    ///
+    /// In a 2025 session the key is also the request's `elicitationId`, the id
+    /// [`RequestContext::complete_elicitation`](crate::lowlevel::RequestContext::complete_elicitation)
+    /// names: make it unique on this server (a random id your URL also carries, for instance)
+    /// and, since a 2026 handler runs again from the top on the client's retry, the same when
+    /// it runs again for the same request (derive it from the arguments or the caller, or keep
+    /// it in `requestState`). Needs the client's `elicitation.url` capability.
+    pub fn elicit_url(
+        self,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Self {
+        let params = json!({
+            "mode": "url",
+            "message": message.into(),
+            "url": url.into(),
         });
         self.push(key.into(), "elicitation/create", params)
     }

@@ -14,7 +14,7 @@ use crate::error::McpError;
 use crate::jsonrpc::{self, RequestId};
 use crate::types::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageNotificationParams, Meta,
-    ProgressNotificationParams, ReadResourceResult, ServerCapabilities,
+    ReadResourceResult, ServerCapabilities,
 };
 
 /// Everything known about one inbound message, shared by its contexts.
@@ -36,10 +36,18 @@ pub(crate) struct CallInfo<S> {
     pub(crate) round: std::sync::OnceLock<crate::input::round::Round>,
     /// A result field the handler supplied already encoded (see `RequestContext::splice`).
     pub(crate) spliced: std::sync::OnceLock<(&'static str, Arc<serde_json::value::RawValue>)>,
+    /// Fired when the request is cancelled (see `RequestContext::cancelled`).
+    pub(crate) cancel: Arc<super::cancel::CancelSignal>,
+    /// The last progress value sent (notifications must increase).
+    pub(crate) last_progress: std::sync::Mutex<Option<f64>>,
 }
 
 impl<S> CallInfo<S> {
     async fn send_notification(&self, method: &str, params: Value) -> Result<(), McpError> {
+        if self.cancel.is_fired() {
+            // Nothing more goes out for a cancelled request.
+            return Err(McpError::internal("the request was cancelled"));
+        }
         let line = jsonrpc::encode_notification(method, Some(&params));
         self.sink
             .send(line)
@@ -57,7 +65,7 @@ impl<S> CallInfo<S> {
 /// async fn call_tool(ctx: RequestContext<()>, params: CallToolRequestParams)
 ///     -> mcp_core::Result<CallToolResult>
 /// {
-///     ctx.progress(1.0, Some(2.0), Some("halfway")).await?;
+///     ctx.progress(1).total(2).message("halfway").await;
 ///     ctx.log(LoggingLevel::Info, "still working").await?;
 ///     Ok(CallToolResult::text(format!("called {} as request {}", params.name, ctx.request_id())))
 /// }
@@ -250,26 +258,6 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
             }
         }
         self.info.send_notification(method, params).await
-    }
-
-    /// Reports progress, if the client sent a `progressToken` (otherwise does nothing).
-    pub async fn progress(
-        &self,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&str>,
-    ) -> Result<(), McpError> {
-        let Some(token) = self.progress_token() else {
-            return Ok(());
-        };
-        let params = ProgressNotificationParams {
-            progress_token: token.clone(),
-            progress,
-            total,
-            message: message.map(str::to_owned),
-            meta: None,
-        };
-        self.notify("notifications/progress", params).await
     }
 
     /// Sends a log message to the client when it asked for this level: on 2025 the session's

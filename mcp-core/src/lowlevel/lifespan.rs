@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::handler::BoxFuture;
 use crate::error::McpError;
 
-pub(crate) type EnterFn<S> = Arc<dyn Fn() -> BoxFuture<Result<S, McpError>> + Send + Sync>;
+pub(crate) type EnterFn<S> = Arc<dyn Fn() -> BoxFuture<Result<Arc<S>, McpError>> + Send + Sync>;
 pub(crate) type ExitFn<S> = Arc<dyn Fn(Arc<S>) -> BoxFuture<()> + Send + Sync>;
 
 /// How a server's state is entered and exited.
@@ -32,7 +32,21 @@ impl<S: Send + Sync + 'static> Lifespan<S> {
         Fut: Future<Output = Result<S, McpError>> + Send + 'static,
     {
         Self {
-            enter: Arc::new(move || Box::pin(enter())),
+            enter: Arc::new(move || {
+                let fut = enter();
+                Box::pin(async move { fut.await.map(Arc::new) })
+            }),
+            exit: None,
+        }
+    }
+
+    /// A lifespan whose state already exists: every start shares this one value.
+    pub(crate) fn fixed(state: Arc<S>) -> Self {
+        Self {
+            enter: Arc::new(move || {
+                let state = state.clone();
+                Box::pin(async move { Ok(state) })
+            }),
             exit: None,
         }
     }

@@ -5,6 +5,7 @@
 //! can do too.
 
 mod cache;
+mod cancel;
 mod capabilities;
 mod context;
 mod handler;
@@ -12,12 +13,14 @@ mod http_request;
 mod lifespan;
 mod middleware;
 mod params;
+mod progress;
 mod scopes;
 mod server;
 mod session;
 mod slots;
 
 pub use cache::{CacheHint, CacheScope, CACHEABLE_METHODS};
+pub(crate) use cancel::CancelSignal;
 pub(crate) use context::CallInfo;
 pub use context::{NotificationContext, RequestContext};
 pub(crate) use handler::erase_request;
@@ -28,6 +31,7 @@ pub use http_request::HttpRequest;
 pub(crate) use http_request::HttpRequest;
 pub use middleware::{Incoming, Middleware, Next};
 pub use params::Params;
+pub use progress::{Progress, ProgressValue};
 #[cfg(feature = "http")]
 pub(crate) use params::{peek, Peeked};
 pub(crate) use server::SessionHook;

@@ -168,13 +168,32 @@ impl<S: Send + Sync + 'static> Server<S> {
         F: Fn() -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<S, McpError>> + Send + 'static,
     {
+        Self::from_lifespan(name, Lifespan::new(enter))
+    }
+
+    /// A server whose handlers all share `state`, which exists already (a database pool, a
+    /// catalog): handlers read it with [`RequestContext::state`](super::RequestContext::state).
+    /// Every start of the server shares this one value; nothing runs at start or stop (use
+    /// [`with_lifespan`](Self::with_lifespan) for state built when serving starts).
+    ///
+    /// ```
+    /// use mcp_core::lowlevel::Server;
+    /// struct Catalog { books: Vec<String> }
+    ///
+    /// let server = Server::with_state("Bookshop", Catalog { books: vec!["Dune".into()] });
+    /// ```
+    pub fn with_state(name: impl Into<String>, state: S) -> Self {
+        Self::from_lifespan(name, Lifespan::fixed(Arc::new(state)))
+    }
+
+    fn from_lifespan(name: impl Into<String>, lifespan: Lifespan<S>) -> Self {
         let mut server = Self {
             info: Implementation::new(name, ""),
             instructions: None,
             requests: HashMap::new(),
             notifications: HashMap::new(),
             middleware: Vec::new(),
-            lifespan: Lifespan::new(enter),
+            lifespan,
             on_connect: Vec::new(),
             on_close: Vec::new(),
             cache_hints: HashMap::new(),

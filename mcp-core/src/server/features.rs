@@ -18,29 +18,35 @@ pub(crate) fn install<S: Send + Sync + 'static>(
     registry: &Arc<Registry<S>>,
 ) {
     let reg = registry.clone();
-    server.on_list_resources(move |_, _| {
-        let resources = snapshot(&reg.resources)
+    server.on_list_resources(move |_, p| {
+        let all = snapshot(&reg.resources)
             .iter()
             .filter(|r| r.is_static())
             .map(|r| r.as_resource())
             .collect();
+        let page = reg.page(all, p.cursor.as_deref());
         async move {
+            let (resources, next_cursor) = page?;
             Ok(ListResourcesResult {
                 resources,
+                next_cursor,
                 ..Default::default()
             })
         }
     });
     let reg = registry.clone();
-    server.on_list_resource_templates(move |_, _| {
-        let resource_templates = snapshot(&reg.resources)
+    server.on_list_resource_templates(move |_, p| {
+        let all = snapshot(&reg.resources)
             .iter()
             .filter(|r| !r.is_static())
             .map(|r| r.as_template())
             .collect();
+        let page = reg.page(all, p.cursor.as_deref());
         async move {
+            let (resource_templates, next_cursor) = page?;
             Ok(ListResourceTemplatesResult {
                 resource_templates,
+                next_cursor,
                 ..Default::default()
             })
         }
@@ -51,14 +57,17 @@ pub(crate) fn install<S: Send + Sync + 'static>(
         async move { read(&reg, ctx, p.uri).await }
     });
     let reg = registry.clone();
-    server.on_list_prompts(move |_, _| {
-        let prompts = snapshot(&reg.prompts)
+    server.on_list_prompts(move |_, p| {
+        let all = snapshot(&reg.prompts)
             .iter()
             .map(|p| p.prompt.clone())
             .collect();
+        let page = reg.page(all, p.cursor.as_deref());
         async move {
+            let (prompts, next_cursor) = page?;
             Ok(ListPromptsResult {
                 prompts,
+                next_cursor,
                 ..Default::default()
             })
         }

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::output::ErrorRoute;
-use super::prompts::{IntoPrompt, PromptDef};
-use super::registry::{remove_where, upsert, Registry};
-use super::resources::{IntoResource, ResourceDef};
-use super::tool::{IntoTool, IntoTools, ToolSet};
+use super::prompts::IntoPrompt;
+use super::registration::RegistrationError;
+use super::registry::{remove_where, Registry};
+use super::resources::IntoResource;
+use super::tool::{Features, IntoTool, IntoTools, ToolSet};
 use crate::engine::unwind::CatchUnwind;
 use crate::era::Era;
 use crate::error::{echo_capped, restore_written_integers, McpError};
@@ -57,6 +58,45 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         Fut: Future<Output = Result<S, McpError>> + Send + 'static,
     {
         Self::from_lowlevel(Server::with_lifespan(name, enter))
+    }
+
+    /// A server whose tools, resources, prompts and completers all share `state`: a
+    /// [`State<S>`](super::State) parameter, `RequestContext<S>::state()`, or `&self` of a
+    /// `#[tools]` value registered as well. Nothing runs at start or stop; see
+    /// [`with_lifespan`](Self::with_lifespan) for state built when serving starts.
+    ///
+    /// ```
+    /// use mcp::server::{McpServer, State};
+    /// use mcp::{prompt, resource, tool};
+    ///
+    /// struct Catalog { books: Vec<String> }
+    ///
+    /// /// Lists the books.
+    /// #[tool]
+    /// async fn list_books(catalog: State<Catalog>) -> Vec<String> {
+    ///     catalog.books.clone()
+    /// }
+    ///
+    /// /// The catalog as text.
+    /// #[resource("books://all")]
+    /// async fn all_books(catalog: State<Catalog>) -> String {
+    ///     catalog.books.join("\n")
+    /// }
+    ///
+    /// /// Asks for a recommendation.
+    /// #[prompt]
+    /// async fn recommend(catalog: State<Catalog>) -> String {
+    ///     format!("Recommend one of: {}", catalog.books.join(", "))
+    /// }
+    ///
+    /// let catalog = Catalog { books: vec!["Dune".into()] };
+    /// let server = McpServer::with_state("bookshop", catalog)
+    ///     .tool(ListBooksTool)
+    ///     .resource(AllBooksResource)
+    ///     .prompt(RecommendPrompt);
+    /// ```
+    pub fn with_state(name: impl Into<String>, state: S) -> Self {
+        Self::from_lowlevel(Server::with_state(name, state))
     }
 
     fn from_lowlevel(mut lowlevel: Server<S>) -> Self {
@@ -124,7 +164,10 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         self
     }
 
-    /// Serves `tools/list` in pages of `size` tools (default: one page with every tool).
+    /// Serves `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list` in
+    /// pages of at most `size` entries (0 counts as 1). The default is one page with every
+    /// entry. A page that is not the last carries `nextCursor`; a cursor this server did not
+    /// hand out is refused with `-32602`.
     pub fn page_size(self, size: usize) -> Self {
         *self
             .registry
@@ -134,42 +177,127 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         self
     }
 
-    /// Adds a tool (a `#[tool]` function or a [`ToolDef`](crate::server::ToolDef)). A tool with the same name replaces
-    /// the earlier one.
-    pub fn tool(self, tool: impl IntoTool<S>) -> Self {
-        self.registry.insert(tool.into_tool());
+    /// Lists every tool's input and output schema self-contained, for clients that cannot
+    /// follow `$ref` (default: off, schemas list named types once under `$defs` and refer to
+    /// them). With it on, each `{"$ref": "#/$defs/Name"}` is replaced by the definition it names
+    /// (keywords beside the reference, such as the argument's `description`, are kept) and
+    /// `$defs` goes away. A recursive type (one that contains itself, like a tree) cannot be
+    /// written out in full: references to it stay, and `$defs` keeps just its definition.
+    /// Validation does not change: calls and results are checked against the same schemas,
+    /// which accept exactly the same values either way.
+    ///
+    /// ```
+    /// use mcp_core::server::McpServer;
+    ///
+    /// let server = McpServer::new("flat").inline_schema_refs(true);
+    /// ```
+    pub fn inline_schema_refs(self, on: bool) -> Self {
+        self.registry.set_inline_refs(on);
         self
     }
 
-    /// Adds every tool of a `#[tools]` impl block's value.
+    /// Adds a tool (a `#[tool]` function or a [`ToolDef`](crate::server::ToolDef)).
+    ///
+    /// # Panics
+    ///
+    /// If a tool with the same name is already registered (like axum's overlapping routes: a
+    /// mistake found at start-up, not a silent "last one wins"). The message names the tool;
+    /// use [`replace_tool`](Self::replace_tool) to replace one on purpose.
+    ///
+    /// ```should_panic
+    /// # use mcp_core::server::{McpServer, ToolDef};
+    /// # use mcp_core::types::CallToolResult;
+    /// let ping = || ToolDef::<()>::from_schema("ping", serde_json::json!({"type": "object"}),
+    ///     |_, _| async { Ok(CallToolResult::text("pong")) }).unwrap();
+    /// // panics: "a tool named `ping` is already registered; use `replace_tool` to replace it"
+    /// McpServer::new("demo").tool(ping()).tool(ping());
+    /// ```
+    #[track_caller]
+    pub fn tool(self, tool: impl IntoTool<S>) -> Self {
+        registered(self.registry.insert(tool.into_tool()));
+        self
+    }
+
+    /// Adds `tool`, or replaces the tool with its name (which keeps its place in
+    /// `tools/list`).
+    pub fn replace_tool(self, tool: impl IntoTool<S>) -> Self {
+        self.registry.replace(tool.into_tool());
+        self
+    }
+
+    /// Adds every `#[tool]`, `#[resource]` and `#[prompt]` method of a `#[tools]` impl
+    /// block's value (each sharing the value through one `Arc`), as if each were added with
+    /// [`tool`](Self::tool), [`resource`](Self::resource) and [`prompt`](Self::prompt).
+    ///
+    /// # Panics
+    ///
+    /// If one of them has the name (or URI) of one already registered (see
+    /// [`tool`](Self::tool)).
+    #[track_caller]
     pub fn tools(self, tools: impl IntoTools<S>) -> Self {
-        for tool in tools.into_tools() {
-            self.registry.insert(tool);
+        self.features(tools.into_features())
+    }
+
+    #[track_caller]
+    fn features(mut self, features: Features<S>) -> Self {
+        for tool in features.tools {
+            self = self.tool(tool);
+        }
+        for resource in features.resources {
+            self = self.resource(resource);
+        }
+        for prompt in features.prompts {
+            self = self.prompt(prompt);
         }
         self
     }
 
     /// Adds a resource or resource template (a `#[resource]` function or a `ResourceDef`).
-    /// One with the same URI (template) replaces the earlier one.
+    ///
+    /// # Panics
+    ///
+    /// If a resource with the same URI, or a template with the same template text, is already
+    /// registered. The message names it; use [`replace_resource`](Self::replace_resource) to
+    /// replace one on purpose.
+    #[track_caller]
     pub fn resource(self, resource: impl IntoResource<S>) -> Self {
-        let def = resource.into_resource();
-        upsert(&self.registry.resources, def, same_uri);
+        registered(self.registry.insert_resource(resource.into_resource()));
         self
     }
 
-    /// Adds a prompt (a `#[prompt]` function or a `PromptDef`). One with the same name replaces
-    /// the earlier one.
+    /// Adds `resource`, or replaces the one with the same URI (template).
+    pub fn replace_resource(self, resource: impl IntoResource<S>) -> Self {
+        self.registry.replace_resource(resource.into_resource());
+        self
+    }
+
+    /// Adds a prompt (a `#[prompt]` function or a `PromptDef`).
+    ///
+    /// # Panics
+    ///
+    /// If a prompt with the same name is already registered. The message names it; use
+    /// [`replace_prompt`](Self::replace_prompt) to replace one on purpose.
+    #[track_caller]
     pub fn prompt(self, prompt: impl IntoPrompt<S>) -> Self {
-        upsert(&self.registry.prompts, prompt.into_prompt(), same_name);
+        registered(self.registry.insert_prompt(prompt.into_prompt()));
         self
     }
 
-    /// Adds every tool of a `#[tools]` impl block whose value you keep an `Arc` of.
-    pub fn tools_shared<T: ToolSet<S>>(self, tools: Arc<T>) -> Self {
-        for tool in T::tool_defs(tools) {
-            self.registry.insert(tool);
-        }
+    /// Adds `prompt`, or replaces the prompt with its name.
+    pub fn replace_prompt(self, prompt: impl IntoPrompt<S>) -> Self {
+        self.registry.replace_prompt(prompt.into_prompt());
         self
+    }
+
+    /// [`tools`](Self::tools) for a `#[tools]` value you keep an `Arc` of (to reach it from
+    /// elsewhere too).
+    ///
+    /// # Panics
+    ///
+    /// As [`tools`](Self::tools) does.
+    #[track_caller]
+    pub fn tools_shared<T: ToolSet<S>>(self, tools: Arc<T>) -> Self {
+        self.features(T::features(tools))
     }
 
     /// The low-level handler table, to replace one method by hand and keep the rest.
@@ -203,8 +331,12 @@ impl<S: Send + Sync + 'static> IntoServer for McpServer<S> {
     }
 }
 
-/// Changes a running server's tools; every change sends the list-changed notification the era
-/// uses (2025: to every session; 2026: to every `subscriptions/listen` stream that asked).
+/// Changes a running server's tools, resources and prompts; every change sends the
+/// list-changed notification the era uses (2025: to every session; 2026: to every
+/// `subscriptions/listen` stream that asked).
+///
+/// `add_*` refuses a name (or URI) already taken with a [`RegistrationError`] and changes
+/// nothing; `replace_*` adds or replaces on purpose.
 pub struct ServerHandle<S> {
     registry: Arc<Registry<S>>,
 }
@@ -218,15 +350,34 @@ impl<S> Clone for ServerHandle<S> {
 }
 
 impl<S: Send + Sync + 'static> ServerHandle<S> {
-    /// Adds (or replaces) a tool.
-    pub fn add_tool(&self, tool: impl IntoTool<S>) {
-        self.registry.insert(tool.into_tool());
+    /// Adds a tool and announces the change. A tool with the same name is an error (nothing
+    /// changes, nothing is announced); use [`replace_tool`](Self::replace_tool) to replace it.
+    pub fn add_tool(&self, tool: impl IntoTool<S>) -> Result<(), RegistrationError> {
+        self.registry.insert(tool.into_tool())?;
+        self.registry.announce(Event::ToolsChanged);
+        Ok(())
+    }
+
+    /// Adds `tool`, or replaces the tool with its name (keeping its place in `tools/list`),
+    /// and announces the change.
+    pub fn replace_tool(&self, tool: impl IntoTool<S>) {
+        self.registry.replace(tool.into_tool());
         self.registry.announce(Event::ToolsChanged);
     }
 
-    /// Adds (or replaces) a resource or template.
-    pub fn add_resource(&self, resource: impl IntoResource<S>) {
-        upsert(&self.registry.resources, resource.into_resource(), same_uri);
+    /// Adds a resource or template and announces the change. One with the same URI (template)
+    /// is an error (nothing changes); use [`replace_resource`](Self::replace_resource) to
+    /// replace it.
+    pub fn add_resource(&self, resource: impl IntoResource<S>) -> Result<(), RegistrationError> {
+        self.registry.insert_resource(resource.into_resource())?;
+        self.registry.announce(Event::ResourcesChanged);
+        Ok(())
+    }
+
+    /// Adds `resource`, or replaces the one with the same URI (template), and announces the
+    /// change.
+    pub fn replace_resource(&self, resource: impl IntoResource<S>) {
+        self.registry.replace_resource(resource.into_resource());
         self.registry.announce(Event::ResourcesChanged);
     }
 
@@ -239,9 +390,17 @@ impl<S: Send + Sync + 'static> ServerHandle<S> {
         removed
     }
 
-    /// Adds (or replaces) a prompt.
-    pub fn add_prompt(&self, prompt: impl IntoPrompt<S>) {
-        upsert(&self.registry.prompts, prompt.into_prompt(), same_name);
+    /// Adds a prompt and announces the change. A prompt with the same name is an error
+    /// (nothing changes); use [`replace_prompt`](Self::replace_prompt) to replace it.
+    pub fn add_prompt(&self, prompt: impl IntoPrompt<S>) -> Result<(), RegistrationError> {
+        self.registry.insert_prompt(prompt.into_prompt())?;
+        self.registry.announce(Event::PromptsChanged);
+        Ok(())
+    }
+
+    /// Adds `prompt`, or replaces the prompt with its name, and announces the change.
+    pub fn replace_prompt(&self, prompt: impl IntoPrompt<S>) {
+        self.registry.replace_prompt(prompt.into_prompt());
         self.registry.announce(Event::PromptsChanged);
     }
 
@@ -283,12 +442,13 @@ impl<S: Send + Sync + 'static> ServerHandle<S> {
     }
 }
 
-fn same_uri<S: Send + Sync + 'static>(a: &ResourceDef<S>, b: &ResourceDef<S>) -> bool {
-    a.template.as_str() == b.template.as_str()
-}
-
-fn same_name<S: Send + Sync + 'static>(a: &PromptDef<S>, b: &PromptDef<S>) -> bool {
-    a.prompt.name == b.prompt.name
+/// A builder registration: a clash is a programming mistake, reported where the builder was
+/// called.
+#[track_caller]
+fn registered(result: Result<(), RegistrationError>) {
+    if let Err(e) = result {
+        panic!("McpServer: {e}");
+    }
 }
 
 fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Arc<Registry<S>>) {

@@ -3,12 +3,15 @@
 
 mod completion;
 mod features;
+mod listed_schema;
 mod mcp_server;
 pub mod output;
 mod prompts;
+mod registration;
 mod registry;
 mod resources;
 mod schema;
+mod state;
 mod subscriptions;
 mod tool;
 mod tool_error;
@@ -20,8 +23,10 @@ pub use completion::{completer, Completer, MAX_COMPLETIONS};
 pub use features::not_found;
 pub use mcp_server::{McpServer, ServerHandle};
 pub use prompts::{IntoPrompt, IntoPromptResult, PromptDef, PromptHandler};
+pub use registration::RegistrationError;
 pub use resources::{IntoReadResult, IntoResource, ReadFailure, ResourceDef, ResourceHandler};
 pub use schema::{output_schema, wrap_output_schema, ArgSpec, ArgsSchema};
-pub use tool::{IntoTool, IntoTools, ToolDef, ToolHandler, ToolSet};
+pub use state::State;
+pub use tool::{Features, IntoTool, IntoTools, ToolDef, ToolHandler, ToolSet};
 pub use tool_error::ToolError;
 pub use uri_template::UriTemplate;

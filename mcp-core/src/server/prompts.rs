@@ -7,7 +7,9 @@ use std::sync::Arc;
 use super::completion::Completer;
 use crate::error::McpError;
 use crate::lowlevel::{BoxFuture, RequestContext};
-use crate::types::{ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
+use crate::types::{
+    ContentBlock, GetPromptResult, Icon, Meta, Prompt, PromptArgument, PromptMessage, Role,
+};
 
 /// The erased handler of a prompt: its arguments (required ones checked) in, messages out.
 pub type PromptHandler<S> = Arc<
@@ -82,6 +84,27 @@ impl<S: Send + Sync + 'static> PromptDef<S> {
     /// Sets the display title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.prompt.title = Some(title.into());
+        self
+    }
+
+    /// Sets the icons a client may show for it in `prompts/list`.
+    ///
+    /// ```
+    /// use mcp_core::server::PromptDef;
+    /// use mcp_core::types::Icon;
+    ///
+    /// let greet = PromptDef::<()>::new("greet", |_, _| async { Ok(String::from("Hi!").into()) })
+    ///     .icons(vec![Icon { src: "https://example.com/wave.png".into(), ..Icon::default() }]);
+    /// assert_eq!(greet.definition().icons.as_ref().unwrap()[0].src, "https://example.com/wave.png");
+    /// ```
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.prompt.icons = Some(icons);
+        self
+    }
+
+    /// Sets the `_meta` shown with it in `prompts/list`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.prompt.meta = Some(meta);
         self
     }
 

@@ -1,5 +1,6 @@
-//! The tool registry: tools in registration order, the `tools/list` pages built once per change
-//! (one per era), and the subscribers told about changes.
+//! The registry: tools in registration order with the `tools/list` pages built once per change
+//! (one per era), resources and prompts, the page size of every list, and the subscribers told
+//! about changes. A key registered twice is refused unless replaced on purpose.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -8,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::prompts::PromptDef;
+use super::registration::RegistrationError;
 use super::resources::ResourceDef;
 use super::subscriptions::Subscribers;
 use super::tool::ToolDef;
@@ -26,6 +28,9 @@ struct ToolSet<S> {
     /// Per tool (same order): its `x-mcp-header` arguments, found once here rather than on
     /// every call.
     param_headers: Vec<Vec<(String, Vec<String>)>>,
+    /// List input and output schemas with their `$ref`s inlined
+    /// ([`McpServer::inline_schema_refs`](super::McpServer::inline_schema_refs)).
+    inline_refs: bool,
 }
 
 impl<S: Send + Sync + 'static> ToolSet<S> {
@@ -41,7 +46,18 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             .iter()
             .map(|t| t.tool.param_headers().unwrap_or_default())
             .collect();
-        let encode = |tool: &crate::types::Tool| serde_json::to_value(tool).unwrap_or(Value::Null);
+        let inline = self.inline_refs;
+        let encode = |tool: &crate::types::Tool| {
+            if !inline {
+                return serde_json::to_value(tool).unwrap_or(Value::Null);
+            }
+            let mut tool = tool.clone();
+            inline_schema_refs(&mut tool.input_schema);
+            if let Some(output) = &mut tool.output_schema {
+                inline_schema_refs(output);
+            }
+            serde_json::to_value(&tool).unwrap_or(Value::Null)
+        };
         self.modern_page = Arc::new(self.tools.iter().map(|t| encode(&t.tool)).collect());
         self.legacy_page = Arc::new(
             self.tools
@@ -51,6 +67,15 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         );
         self.modern_raw = raw_array(&self.modern_page);
         self.legacy_raw = raw_array(&self.legacy_page);
+    }
+}
+
+/// Inlines the `$ref`s of one schema object in place.
+fn inline_schema_refs(schema: &mut crate::types::JsonObject) {
+    let mut value = Value::Object(std::mem::take(schema));
+    super::listed_schema::inline_refs(&mut value);
+    if let Value::Object(map) = value {
+        *schema = map;
     }
 }
 
@@ -76,6 +101,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
                 modern_raw: raw_array(&[]),
                 legacy_raw: raw_array(&[]),
                 param_headers: Vec::new(),
+                inline_refs: false,
             }),
             resources: RwLock::new(Vec::new()),
             prompts: RwLock::new(Vec::new()),
@@ -92,14 +118,62 @@ impl<S: Send + Sync + 'static> Registry<S> {
         self.tools.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Adds (or replaces, keeping its place) a tool.
-    pub(crate) fn insert(&self, tool: ToolDef<S>) {
+    /// Adds a tool; refused if one has its name.
+    pub(crate) fn insert(&self, tool: ToolDef<S>) -> Result<(), RegistrationError> {
+        let mut set = self.write();
+        if set.index.contains_key(&tool.tool.name) {
+            return Err(RegistrationError::DuplicateTool {
+                name: tool.tool.name,
+            });
+        }
+        set.tools.push(Arc::new(tool));
+        set.rebuild();
+        Ok(())
+    }
+
+    /// Adds a tool, or replaces the one with its name (keeping its place).
+    pub(crate) fn replace(&self, tool: ToolDef<S>) {
         let mut set = self.write();
         let tool = Arc::new(tool);
         match set.index.get(&tool.tool.name) {
             Some(&i) => set.tools[i] = tool,
             None => set.tools.push(tool),
         }
+        set.rebuild();
+    }
+
+    /// Adds a resource or template; refused if one has the same URI (template).
+    pub(crate) fn insert_resource(&self, def: ResourceDef<S>) -> Result<(), RegistrationError> {
+        insert_new(&self.resources, def, same_uri, |r| {
+            RegistrationError::DuplicateResource {
+                uri: r.template.as_str().to_owned(),
+            }
+        })
+    }
+
+    /// Adds a resource or template, or replaces the one with the same URI (template).
+    pub(crate) fn replace_resource(&self, def: ResourceDef<S>) {
+        upsert(&self.resources, def, same_uri);
+    }
+
+    /// Adds a prompt; refused if one has its name.
+    pub(crate) fn insert_prompt(&self, def: PromptDef<S>) -> Result<(), RegistrationError> {
+        insert_new(&self.prompts, def, same_name, |p| {
+            RegistrationError::DuplicatePrompt {
+                name: p.prompt.name.clone(),
+            }
+        })
+    }
+
+    /// Adds a prompt, or replaces the one with its name.
+    pub(crate) fn replace_prompt(&self, def: PromptDef<S>) {
+        upsert(&self.prompts, def, same_name);
+    }
+
+    /// Lists schemas with their `$ref`s inlined (or not), from now on.
+    pub(crate) fn set_inline_refs(&self, on: bool) {
+        let mut set = self.write();
+        set.inline_refs = on;
         set.rebuild();
     }
 
@@ -162,6 +236,15 @@ impl<S: Send + Sync + 'static> Registry<S> {
             .collect()
     }
 
+    /// How many entries one page of a list holds (every entry when no page size was set).
+    fn page_len(&self) -> usize {
+        self.page_size
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or(usize::MAX)
+            .max(1)
+    }
+
     /// One page of `tools/list` for `era`, from the prebuilt page. The whole list (no page
     /// size, no cursor) is offered to `splice` already encoded; if it takes it, the result
     /// carries no `tools` value of its own.
@@ -171,12 +254,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         cursor: Option<&str>,
         splice: impl FnOnce(Arc<RawValue>) -> bool,
     ) -> Result<Value, McpError> {
-        let size = self
-            .page_size
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .unwrap_or(usize::MAX)
-            .max(1);
+        let size = self.page_len();
         let (page, raw) = {
             let set = self.read();
             match era {
@@ -187,22 +265,26 @@ impl<S: Send + Sync + 'static> Registry<S> {
         if cursor.is_none() && size >= page.len() && splice(raw) {
             return Ok(Value::Object(serde_json::Map::new()));
         }
-        let start = match cursor {
-            None => 0,
-            Some(c) => c
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n <= page.len())
-                .ok_or_else(|| {
-                    McpError::invalid_params(format!("Invalid cursor: {}", echo_capped(c)))
-                })?,
-        };
-        let end = start.saturating_add(size).min(page.len());
-        let mut result = json!({ "tools": &page[start..end] });
-        if end < page.len() {
-            result["nextCursor"] = Value::String(end.to_string());
+        let (range, next) = page_bounds(page.len(), size, cursor)?;
+        let mut result = json!({ "tools": &page[range] });
+        if let Some(next) = next {
+            result["nextCursor"] = Value::String(next);
         }
         Ok(result)
+    }
+
+    /// One page of `items` (a resource, template or prompt list) and the cursor of the next
+    /// page, paged like `tools/list`: the same page size, the same cursors, `-32602` for a
+    /// cursor this server did not hand out.
+    pub(crate) fn page<T>(
+        &self,
+        mut items: Vec<T>,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<T>, Option<String>), McpError> {
+        let (range, next) = page_bounds(items.len(), self.page_len(), cursor)?;
+        items.truncate(range.end);
+        items.drain(..range.start);
+        Ok((items, next))
     }
 
     /// Tells every subscriber of both eras (through the bus) that something changed.
@@ -211,8 +293,52 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 }
 
+/// Where the page at `cursor` starts and ends in a list of `len` entries, `size` to a page,
+/// and the next page's cursor (the index it starts at) if there is one.
+fn page_bounds(
+    len: usize,
+    size: usize,
+    cursor: Option<&str>,
+) -> Result<(std::ops::Range<usize>, Option<String>), McpError> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => c
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n <= len)
+            .ok_or_else(|| {
+                McpError::invalid_params(format!("Invalid cursor: {}", echo_capped(c)))
+            })?,
+    };
+    let end = start.saturating_add(size).min(len);
+    Ok((start..end, (end < len).then(|| end.to_string())))
+}
+
+fn same_uri<S>(a: &ResourceDef<S>, b: &ResourceDef<S>) -> bool {
+    a.template.as_str() == b.template.as_str()
+}
+
+fn same_name<S>(a: &PromptDef<S>, b: &PromptDef<S>) -> bool {
+    a.prompt.name == b.prompt.name
+}
+
+/// Appends `item` unless an entry has the same key (`clash` names it then).
+fn insert_new<T>(
+    list: &RwLock<Vec<Arc<T>>>,
+    item: T,
+    same: impl Fn(&T, &T) -> bool,
+    clash: impl FnOnce(&T) -> RegistrationError,
+) -> Result<(), RegistrationError> {
+    let mut list = list.write().unwrap_or_else(|p| p.into_inner());
+    if list.iter().any(|x| same(x, &item)) {
+        return Err(clash(&item));
+    }
+    list.push(Arc::new(item));
+    Ok(())
+}
+
 /// Replaces the entry with the same key or appends.
-pub(crate) fn upsert<T>(list: &RwLock<Vec<Arc<T>>>, item: T, same: impl Fn(&T, &T) -> bool) {
+fn upsert<T>(list: &RwLock<Vec<Arc<T>>>, item: T, same: impl Fn(&T, &T) -> bool) {
     let mut list = list.write().unwrap_or_else(|p| p.into_inner());
     match list.iter().position(|x| same(x, &item)) {
         Some(i) => list[i] = Arc::new(item),

@@ -9,7 +9,7 @@ use super::completion::Completer;
 use super::uri_template::UriTemplate;
 use crate::error::McpError;
 use crate::lowlevel::{BoxFuture, RequestContext};
-use crate::types::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use crate::types::{Icon, Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 
 /// Why a read produced no contents.
 pub enum ReadFailure {
@@ -43,6 +43,8 @@ pub struct ResourceDef<S> {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
+    pub(crate) icons: Option<Vec<Icon>>,
+    pub(crate) meta: Option<Meta>,
     pub(crate) handler: ResourceHandler<S>,
     pub(crate) completers: BTreeMap<String, Completer>,
     /// Scopes a caller's token must carry.
@@ -89,6 +91,8 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
             title: None,
             description: None,
             mime_type: None,
+            icons: None,
+            meta: None,
             handler,
             completers: BTreeMap::new(),
             scopes: Vec::new(),
@@ -125,6 +129,30 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
         self
     }
 
+    /// Sets the icons a client may show for it (in `resources/list` or
+    /// `resources/templates/list`).
+    ///
+    /// ```
+    /// use mcp_core::server::ResourceDef;
+    /// use mcp_core::types::{Icon, ReadResourceResult};
+    ///
+    /// let logo = ResourceDef::<()>::new("shop://logo", "logo", |_, _, _| async {
+    ///     Ok(ReadResourceResult { contents: vec![], meta: None })
+    /// })
+    /// .unwrap()
+    /// .icons(vec![Icon { src: "https://example.com/logo.png".into(), ..Icon::default() }]);
+    /// ```
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// Sets the `_meta` shown with it in `resources/list` or `resources/templates/list`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
     /// Completes template variable `variable` with `completer`.
     pub fn complete(mut self, variable: impl Into<String>, completer: Completer) -> Self {
         self.completers.insert(variable.into(), completer);
@@ -143,6 +171,8 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
             title: self.title.clone(),
             description: self.description.clone(),
             mime_type: self.mime_type.clone(),
+            icons: self.icons.clone(),
+            meta: self.meta.clone(),
             ..Resource::default()
         }
     }
@@ -154,6 +184,8 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
             title: self.title.clone(),
             description: self.description.clone(),
             mime_type: self.mime_type.clone(),
+            icons: self.icons.clone(),
+            meta: self.meta.clone(),
             ..ResourceTemplate::default()
         }
     }

@@ -4,7 +4,9 @@
 //! The input schema is a closed object: `type: object`, properties in declaration order,
 //! `required` for parameters that are neither `Option` nor defaulted, `additionalProperties:
 //! false`, named types under `$defs`. Generator artefacts a model does not need (`format:
-//! "uint32"` and the like) are removed.
+//! "uint32"` and the like) are removed. An optional argument or field is listed as its plain
+//! type, left out of `required` (not as `"type": [T, "null"]`, which some clients refuse);
+//! the validator still accepts `null` for it (see [`ArgsSchema`]).
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
@@ -35,6 +37,16 @@ pub struct ArgSpec {
 
 /// Collects the parameters of one tool into its input schema.
 ///
+/// Two forms come out of it. The **listed** form ([`finish`](Self::finish), what `tools/list`
+/// shows) writes an optional argument, and an optional field of a struct argument at any
+/// depth, as its plain type outside `required`: `{"type": "string"}`, not `{"type":
+/// ["string", "null"]}` nor `anyOf` with `null`, which some clients refuse. The **validated**
+/// form is the schema as schemars generates it, where an `Option<T>` also accepts `null`: a
+/// `#[tool]` checks calls against that one, so a client that sends `"limit": null` for an
+/// `Option<u32>` argument is answered as before (the argument is `None`), and a wrong type is
+/// refused with the same text as before. The two differ only there; every other keyword is the
+/// same in both.
+///
 /// ```
 /// use mcp_core::server::{ArgSpec, ArgsSchema};
 /// use serde_json::json;
@@ -52,6 +64,7 @@ pub struct ArgSpec {
 ///     "additionalProperties": false
 /// }));
 /// ```
+#[derive(Debug)]
 pub struct ArgsSchema {
     generator: SchemaGenerator,
     properties: Map<String, Value>,
@@ -93,8 +106,13 @@ impl ArgsSchema {
         self.properties.insert(name.to_owned(), property);
     }
 
-    /// The finished schema.
-    pub fn finish(mut self) -> Value {
+    /// The finished schema, as `tools/list` shows it (optional properties without `null`).
+    pub fn finish(self) -> Value {
+        self.build().0
+    }
+
+    /// The listed form and the validated form (as generated: `Option`s accept `null`).
+    pub(crate) fn build(mut self) -> (Value, Value) {
         let mut root = Map::new();
         root.insert("type".into(), Value::String("object".into()));
         root.insert("properties".into(), Value::Object(self.properties));
@@ -106,9 +124,11 @@ impl ArgsSchema {
         if !defs.is_empty() {
             root.insert("$defs".into(), Value::Object(defs));
         }
-        let mut root = Value::Object(root);
-        strip_artefacts(&mut root);
-        root
+        let mut validated = Value::Object(root);
+        strip_artefacts(&mut validated);
+        let mut listed = validated.clone();
+        super::listed_schema::drop_optional_nulls(&mut listed);
+        (listed, validated)
     }
 }
 

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::output::ErrorRoute;
+use super::prompts::PromptDef;
+use super::resources::ResourceDef;
 use super::schema::wrap_output_schema;
 use crate::error::McpError;
 use crate::lowlevel::{BoxFuture, RequestContext};
@@ -118,6 +120,14 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
         })
     }
 
+    /// Checks calls against `schema` instead of the listed input schema: the validated form of
+    /// a `#[tool]`'s [`ArgsSchema`](super::ArgsSchema), which also accepts `null` for its
+    /// optional arguments.
+    pub(crate) fn validate_against(mut self, schema: &Value) -> Result<Self, McpError> {
+        self.input = Some(Arc::new(SchemaValidator::compile(schema)?));
+        Ok(self)
+    }
+
     /// Requires the caller's token to carry every scope in `scopes` (checked by a protected
     /// HTTP endpoint before the handler runs: a token without them gets 403
     /// `insufficient_scope` naming them). Without a resource server there is no check.
@@ -207,21 +217,60 @@ impl<S> IntoTool<S> for ToolDef<S> {
     }
 }
 
-/// Something that becomes several tools: a `#[tools]` impl block's value.
+/// Something that becomes several tools (and resources and prompts): a `#[tools]` impl
+/// block's value, given to [`McpServer::tools`](super::McpServer::tools).
 pub trait IntoTools<S> {
-    /// The tools, in declaration order.
-    fn into_tools(self) -> Vec<ToolDef<S>>;
+    /// The tools, resources and prompts, in declaration order.
+    fn into_features(self) -> Features<S>;
 }
 
-/// The tools of a `#[tools]` impl block, sharing one `Arc` of the value (what the macro
-/// implements).
+/// What one `#[tools]` impl block registers: its `#[tool]`, `#[resource]` and `#[prompt]`
+/// methods, each holding a clone of the shared value.
+pub struct Features<S> {
+    /// The `#[tool]` methods.
+    pub tools: Vec<ToolDef<S>>,
+    /// The `#[resource]` methods.
+    pub resources: Vec<ResourceDef<S>>,
+    /// The `#[prompt]` methods.
+    pub prompts: Vec<PromptDef<S>>,
+}
+
+impl<S> Default for Features<S> {
+    fn default() -> Self {
+        Self {
+            tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for Features<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = |it: &mut dyn Iterator<Item = String>| it.collect::<Vec<_>>();
+        f.debug_struct("Features")
+            .field("tools", &names(&mut self.tools.iter().map(|t| t.tool.name.clone())))
+            .field(
+                "resources",
+                &names(&mut self.resources.iter().map(|r| r.template.as_str().to_owned())),
+            )
+            .field(
+                "prompts",
+                &names(&mut self.prompts.iter().map(|p| p.prompt.name.clone())),
+            )
+            .finish()
+    }
+}
+
+/// The tools, resources and prompts of a `#[tools]` impl block, sharing one `Arc` of the
+/// value (what the macro implements).
 pub trait ToolSet<S>: Send + Sync + 'static {
-    /// The tools, in declaration order, each holding a clone of `this`.
-    fn tool_defs(this: Arc<Self>) -> Vec<ToolDef<S>>;
+    /// Everything the block registers, in declaration order, each holding a clone of `this`.
+    fn features(this: Arc<Self>) -> Features<S>;
 }
 
 impl<S, T: ToolSet<S>> IntoTools<S> for T {
-    fn into_tools(self) -> Vec<ToolDef<S>> {
-        T::tool_defs(Arc::new(self))
+    fn into_features(self) -> Features<S> {
+        T::features(Arc::new(self))
     }
 }

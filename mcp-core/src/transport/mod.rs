@@ -14,7 +14,7 @@ mod wire;
 pub use axum;
 pub use child::{ChildProcess, Stderr, DEFAULT_CLOSE_TIMEOUT, DEFAULT_TERMINATE_TIMEOUT};
 #[cfg(feature = "http")]
-pub use http::{serve_http, serve_http_on, HttpConfig, McpHttp};
+pub use http::{HttpConfig, McpHttp};
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientTransport, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RESUMPTIONS};
 pub use memory::{InMemory, RawConnection};

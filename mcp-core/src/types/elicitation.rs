@@ -27,6 +27,30 @@ pub struct ElicitRequestParams {
     pub meta: Option<Meta>,
 }
 
+impl ElicitRequestParams {
+    /// A URL-mode elicitation with its (2025-11-25) `elicitationId`, as the entries of
+    /// [`McpError::url_elicitation_required`](crate::McpError::url_elicitation_required) need.
+    ///
+    /// ```
+    /// let p = mcp_core::types::ElicitRequestParams::url("e-1", "Sign in", "https://example.com/login");
+    /// assert_eq!(p.mode.as_deref(), Some("url"));
+    /// ```
+    pub fn url(
+        elicitation_id: impl Into<String>,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Self {
+        Self {
+            mode: Some("url".into()),
+            message: message.into(),
+            requested_schema: None,
+            url: Some(url.into()),
+            elicitation_id: Some(elicitation_id.into()),
+            meta: None,
+        }
+    }
+}
+
 /// The user's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {

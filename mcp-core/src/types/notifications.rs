@@ -12,10 +12,16 @@ use crate::jsonrpc::RequestId;
 pub struct ProgressNotificationParams {
     /// The token from the request's `_meta.progressToken`.
     pub progress_token: Value,
-    /// Progress so far; increases with every notification.
+    /// Progress so far; increases with every notification. Whole numbers are written as JSON
+    /// integers (`3`, not `3.0`).
+    #[serde(serialize_with = "whole_as_integer")]
     pub progress: f64,
-    /// Total, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Total, if known (whole numbers written as integers).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_as_integer_opt"
+    )]
     pub total: Option<f64>,
     /// A human-readable message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,4 +52,24 @@ pub struct NotificationParams {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+/// Writes a whole number that an `i64` holds exactly as a JSON integer, anything else as a float.
+fn whole_as_integer<S: serde::Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: every whole f64 below is exact
+    if value.fract() == 0.0 && value.abs() <= EXACT {
+        serializer.serialize_i64(*value as i64)
+    } else {
+        serializer.serialize_f64(*value)
+    }
+}
+
+fn whole_as_integer_opt<S: serde::Serializer>(
+    value: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => whole_as_integer(v, serializer),
+        None => serializer.serialize_none(),
+    }
 }

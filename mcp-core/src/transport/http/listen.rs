@@ -1,4 +1,4 @@
-//! The accept loop of [`serve_http_on`](super::serve_http_on): hyper's HTTP/1.1 server with
+//! The accept loop of [`serve_http_on`](crate::lowlevel::Server::serve_http_on): hyper's HTTP/1.1 server with
 //! the limits a hostile client meets first. A connection cap
 //! ([`HttpConfig::max_connections`]: at the cap no connection is accepted until one closes), a
 //! header-read timeout that is also the keep-alive idle timeout

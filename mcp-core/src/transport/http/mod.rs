@@ -1,5 +1,7 @@
 //! Streamable HTTP for both eras at one URL, as an axum `Router` (a tower `Service`) that can be
-//! mounted at any path, plus [`serve_http`] for the common case.
+//! mounted at any path, plus `serve_http` / `serve_http_on` methods on
+//! [`Server`](crate::lowlevel::Server) and [`McpServer`](crate::server::McpServer) for the
+//! common case.
 //!
 //! How a message is routed (the rule the reference servers use): a request without an
 //! `Mcp-Session-Id` that carries a 2026 `_meta` envelope, or an `MCP-Protocol-Version` header
@@ -123,69 +125,110 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
     }
 }
 
-/// Serves `server` over Streamable HTTP at `http://addr/mcp` until the process ends.
-///
-/// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// let server = mcp_core::lowlevel::Server::new("demo");
-/// mcp_core::transport::serve_http(server, "127.0.0.1:8080".parse().unwrap()).await
-/// # }
-/// ```
-pub async fn serve_http(server: impl IntoServer, addr: SocketAddr) -> Result<(), McpError> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    serve_http_on(
-        server,
-        listener,
-        HttpConfig::default(),
-        std::future::pending(),
-    )
-    .await
+impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
+    /// Serves this server over Streamable HTTP (both eras) at `http://addr/mcp` with the
+    /// default [`HttpConfig`] until the process ends. `addr` is anything
+    /// [`TcpListener::bind`](tokio::net::TcpListener::bind) takes (`"127.0.0.1:8080"`, a
+    /// `SocketAddr`). Fails when the address cannot be bound or the lifespan fails to start.
+    ///
+    /// ```no_run
+    /// # async fn run() -> mcp_core::Result<()> {
+    /// mcp_core::lowlevel::Server::new("demo").serve_http("127.0.0.1:8080").await
+    /// # }
+    /// ```
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, HttpConfig::default(), std::future::pending())
+            .await
+    }
+
+    /// Serves on an already bound listener with `config` until `shutdown` completes; requests
+    /// in flight then finish before it returns (2025 sessions are ended first).
+    ///
+    /// The connections are served by hyper's HTTP/1.1 server with the limits of `config`:
+    /// [`max_connections`](HttpConfig::max_connections),
+    /// [`header_read_timeout`](HttpConfig::header_read_timeout) (also the keep-alive idle
+    /// timeout) and [`write_timeout`](HttpConfig::write_timeout). Bound to a non-loopback
+    /// address, the default loopback-only `allowed_hosts` and `allowed_origins` are lifted. A
+    /// [`McpHttp::router`] mounted in an application of your own gets those from that
+    /// application's server instead.
+    ///
+    /// ```no_run
+    /// # async fn run() -> mcp_core::Result<()> {
+    /// use mcp_core::transport::HttpConfig;
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let config = HttpConfig { path: "/".into(), ..HttpConfig::default() };
+    /// # drop(stop);
+    /// mcp_core::lowlevel::Server::new("demo")
+    ///     .serve_http_on(listener, config, async { let _ = stopped.await; })
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        config: HttpConfig,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        let mut config = config;
+        let loopback = listener
+            .local_addr()
+            .map(|a| a.ip().is_loopback())
+            .unwrap_or(true);
+        if !loopback {
+            // Host/Origin default to loopback names; off loopback they would refuse everyone.
+            if config.allowed_hosts == config::loopback() {
+                config.allowed_hosts.clear();
+            }
+            if config.allowed_origins == config::loopback() {
+                config.allowed_origins.clear();
+            }
+        }
+        let path = config.path.clone();
+        let limits = config.clone();
+        let http = McpHttp::new(self, config).await?;
+        let shared = http.shared.clone();
+        // On shutdown, end the sessions first: open standalone streams would keep their
+        // connections (and so the graceful shutdown) alive forever.
+        listen::serve(
+            listener,
+            http.router_at(&path),
+            &limits,
+            shutdown,
+            move || shared.close_all(),
+        )
+        .await;
+        http.stop().await;
+        Ok(())
+    }
 }
 
-/// Serves on an already bound listener with `config` until `shutdown` completes; requests in
-/// flight then finish before it returns (2025 sessions are ended first).
-///
-/// The connections are served by hyper's HTTP/1.1 server with the limits of `config`:
-/// [`max_connections`](HttpConfig::max_connections),
-/// [`header_read_timeout`](HttpConfig::header_read_timeout) (also the keep-alive idle timeout)
-/// and [`write_timeout`](HttpConfig::write_timeout). A [`McpHttp::router`] mounted in an
-/// application of your own gets those from that application's server instead.
-pub async fn serve_http_on(
-    server: impl IntoServer,
-    listener: tokio::net::TcpListener,
-    config: HttpConfig,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), McpError> {
-    let mut config = config;
-    let loopback = listener
-        .local_addr()
-        .map(|a| a.ip().is_loopback())
-        .unwrap_or(true);
-    if !loopback {
-        // Host/Origin default to loopback names; off loopback they would refuse everyone.
-        if config.allowed_hosts == config::loopback() {
-            config.allowed_hosts.clear();
-        }
-        if config.allowed_origins == config::loopback() {
-            config.allowed_origins.clear();
-        }
+impl<S: Send + Sync + 'static> crate::server::McpServer<S> {
+    /// Serves over Streamable HTTP at `http://addr/mcp` until the process ends; see
+    /// [`Server::serve_http`](crate::lowlevel::Server::serve_http).
+    ///
+    /// ```no_run
+    /// # async fn run() -> mcp_core::Result<()> {
+    /// mcp_core::server::McpServer::new("demo").serve_http("127.0.0.1:8080").await
+    /// # }
+    /// ```
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
+        self.into_server().serve_http(addr).await
     }
-    let path = config.path.clone();
-    let limits = config.clone();
-    let http = McpHttp::new(server, config).await?;
-    let shared = http.shared.clone();
-    // On shutdown, end the sessions first: open standalone streams would keep their
-    // connections (and so the graceful shutdown) alive forever.
-    listen::serve(
-        listener,
-        http.router_at(&path),
-        &limits,
-        shutdown,
-        move || shared.close_all(),
-    )
-    .await;
-    http.stop().await;
-    Ok(())
+
+    /// Serves on a bound listener with `config` until `shutdown` completes; see
+    /// [`Server::serve_http_on`](crate::lowlevel::Server::serve_http_on).
+    pub async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        config: HttpConfig,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        self.into_server()
+            .serve_http_on(listener, config, shutdown)
+            .await
+    }
 }
 
 async fn endpoint<S: Send + Sync + 'static>(

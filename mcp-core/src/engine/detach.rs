@@ -1,0 +1,70 @@
+//! A handler's future that is given up (its request cancelled) while it watches for
+//! cancellation is not dropped at once: it goes on, detached, for a grace period to clean up.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::unwind::CatchUnwind;
+use crate::lowlevel::CancelSignal;
+
+/// Runs a request's handler chain. Dropped before it finished (the request was cancelled), it
+/// fires the request's [`CancelSignal`]; when the handler watches it (`ctx.cancelled()`,
+/// `ctx.is_cancelled()`), the handler goes on in a task of its own for at most `grace` and its
+/// answer is discarded; otherwise it is dropped at once.
+pub(crate) struct Detach<T: Send + 'static> {
+    inner: Option<CatchUnwind<T>>,
+    cancel: Arc<CancelSignal>,
+    grace: Duration,
+}
+
+impl<T: Send + 'static> Detach<T> {
+    pub(crate) fn new(inner: CatchUnwind<T>, cancel: Arc<CancelSignal>, grace: Duration) -> Self {
+        Self {
+            inner: Some(inner),
+            cancel,
+            grace,
+        }
+    }
+}
+
+impl<T: Send + 'static> Future for Detach<T> {
+    type Output = Result<T, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let Some(inner) = self.inner.as_mut() else {
+            return Poll::Pending;
+        };
+        let poll = Pin::new(inner).poll(cx);
+        if poll.is_ready() {
+            self.inner = None;
+        }
+        poll
+    }
+}
+
+impl<T: Send + 'static> Drop for Detach<T> {
+    fn drop(&mut self) {
+        let Some(handler) = self.inner.take() else {
+            return;
+        };
+        self.cancel.fire();
+        if !self.cancel.is_watched() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let grace = self.grace;
+        runtime.spawn(async move {
+            if tokio::time::timeout(grace, handler).await.is_err() {
+                tracing::debug!(
+                    grace_ms = grace.as_millis() as u64,
+                    "a cancelled handler did not finish within the grace period; dropped"
+                );
+            }
+        });
+    }
+}

@@ -1,0 +1,190 @@
+//! One state value for every tool, resource and prompt: `McpServer::with_state`, the
+//! `State<S>` parameter, and `#[resource]`/`#[prompt]` methods of a `#[tools]` impl sharing
+//! `&self` with its tools. Through the in-memory client, in both eras.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use mcp::prelude::*;
+use mcp::server::State;
+use serde_json::json;
+
+/// The shop's state, shared by every handler.
+struct Shop {
+    books: Mutex<Vec<String>>,
+    visits: AtomicU32,
+}
+
+impl Shop {
+    fn new() -> Self {
+        Self {
+            books: Mutex::new(vec!["Dune".into(), "Emma".into()]),
+            visits: AtomicU32::new(0),
+        }
+    }
+}
+
+/// Adds a book.
+#[tool]
+async fn add_book(shop: State<Shop>, title: String) -> usize {
+    let mut books = shop.books.lock().unwrap();
+    books.push(title);
+    books.len()
+}
+
+/// The books, one per line.
+#[resource("shop://books", mime_type = "text/plain")]
+async fn books(shop: State<Shop>) -> String {
+    shop.visits.fetch_add(1, Ordering::SeqCst);
+    shop.books.lock().unwrap().join("\n")
+}
+
+/// Asks for a review of the shop's first book.
+#[prompt]
+fn review_first(State(shop): State<Shop>, ctx: RequestContext<Shop>) -> String {
+    // `State` and the context see the same value.
+    assert!(std::ptr::eq(&*shop, ctx.state()));
+    format!("Review {}.", shop.books.lock().unwrap()[0])
+}
+
+fn state_server() -> McpServer<Shop> {
+    McpServer::with_state("shop", Shop::new())
+        .tool(AddBookTool)
+        .resource(BooksResource)
+        .prompt(ReviewFirstPrompt)
+}
+
+fn text_of(result: &ReadResourceResult) -> String {
+    match &result.contents[0] {
+        ResourceContents::Text(t) => t.text.clone(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn with_state_reaches_tools_resources_and_prompts_in_both_eras() {
+    for builder in [Client::builder(), Client::builder().legacy()] {
+        let client = builder.connect(state_server()).await.unwrap();
+        let added = client
+            .call_tool("add_book", json!({"title": "Ulysses"}))
+            .await
+            .unwrap();
+        // A number is wrapped as `{"result": ..}` for 2025 clients, whose schema wants objects.
+        let expected = match client.era() {
+            Era::Legacy => json!({"result": 3}),
+            _ => json!(3),
+        };
+        assert_eq!(added.structured_content, Some(expected));
+        let listed = client.read_resource("shop://books").await.unwrap();
+        assert_eq!(text_of(&listed), "Dune\nEmma\nUlysses");
+        let prompt = client
+            .get_prompt("review_first", BTreeMap::new())
+            .await
+            .unwrap();
+        assert_eq!(
+            prompt.messages[0].content.as_text(),
+            Some("Review Dune."),
+            "{:?}",
+            client.era()
+        );
+        // `State` is no argument: the schema shows `title` only.
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(
+            tools[0].input_schema["properties"],
+            json!({"title": {"type": "string"}})
+        );
+        client.close().await;
+    }
+}
+
+/// A bookshop whose tools, resources and prompts share `&self`.
+struct Bookshop {
+    books: Mutex<Vec<String>>,
+}
+
+#[tools]
+impl Bookshop {
+    /// Adds a book.
+    #[tool]
+    async fn shelve(&self, title: String) -> usize {
+        let mut books = self.books.lock().unwrap();
+        books.push(title);
+        books.len()
+    }
+
+    /// One book by its position (from 0).
+    #[resource("shelf://{index}", mime_type = "text/plain")]
+    async fn shelf(&self, index: usize) -> Option<String> {
+        self.books.lock().unwrap().get(index).cloned()
+    }
+
+    /// The number of books, as text (a blocking method).
+    #[resource("shelf://count")]
+    fn count(&self) -> String {
+        self.books.lock().unwrap().len().to_string()
+    }
+
+    /// Asks for a summary of one book.
+    #[prompt(name = "summarize")]
+    async fn summary_prompt(
+        &self,
+        /// The title.
+        title: String,
+    ) -> String {
+        let known = self.books.lock().unwrap().contains(&title);
+        format!("Summarize {title} (in stock: {known}).")
+    }
+
+    /// A prompt that needs no shop (an associated function).
+    #[prompt]
+    fn greeting() -> String {
+        "Say hello.".into()
+    }
+}
+
+fn method_server() -> McpServer {
+    McpServer::new("bookshop").tools(Bookshop {
+        books: Mutex::new(vec!["Dune".into()]),
+    })
+}
+
+#[tokio::test]
+async fn resource_and_prompt_methods_share_self_with_the_tools() {
+    for builder in [Client::builder(), Client::builder().legacy()] {
+        let client = builder.connect(method_server()).await.unwrap();
+        let era = client.era();
+        client
+            .call_tool("shelve", json!({"title": "Emma"}))
+            .await
+            .unwrap();
+        let second = client.read_resource("shelf://1").await.unwrap();
+        assert_eq!(text_of(&second), "Emma", "{era:?}");
+        let count = client.read_resource("shelf://count").await.unwrap();
+        assert_eq!(text_of(&count), "2", "{era:?}");
+        let missing = client.read_resource("shelf://7").await.unwrap_err();
+        let not_found = if era == Era::Legacy { -32002 } else { -32602 };
+        assert_eq!(missing.code(), not_found, "{era:?}");
+        assert_eq!(missing.message(), "Resource not found");
+
+        let args = BTreeMap::from([("title".to_owned(), "Emma".to_owned())]);
+        let prompt = client.get_prompt("summarize", args).await.unwrap();
+        assert_eq!(
+            prompt.messages[0].content.as_text(),
+            Some("Summarize Emma (in stock: true)."),
+            "{era:?}"
+        );
+        let hello = client.get_prompt("greeting", BTreeMap::new()).await.unwrap();
+        assert_eq!(hello.messages[0].content.as_text(), Some("Say hello."));
+
+        let prompts = client.list_all_prompts().await.unwrap();
+        let names: Vec<_> = prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["summarize", "greeting"], "{era:?}");
+        assert_eq!(prompts[0].arguments.as_ref().unwrap()[0].name, "title");
+        let templates = client.list_all_resource_templates().await.unwrap();
+        assert_eq!(templates[0].uri_template, "shelf://{index}");
+        let resources = client.list_all_resources().await.unwrap();
+        assert_eq!(resources[0].uri, "shelf://count");
+        client.close().await;
+    }
+}
