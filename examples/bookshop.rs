@@ -1,5 +1,7 @@
-//! The bookshop of the seeds, high level: two tools sharing state in an impl block, argument
-//! constraints from `#[arg]`, a structured result from a `Serialize + JsonSchema` type.
+//! The bookshop of the seeds, high level: two tools, a resource template and a prompt sharing
+//! one state value as `&self` methods of one `#[tools]` impl block (registered once, with
+//! `.tools(..)`), argument constraints from `#[arg]`, a structured result from a
+//! `Serialize + JsonSchema` type.
 //!
 //! Run: `cargo run --example bookshop` (serves over stdio), or
 //! `cargo run --example bookshop -- --http 127.0.0.1:8080` (Streamable HTTP at `/mcp`).
@@ -21,7 +23,7 @@ pub struct Book {
     pub year: i32,
 }
 
-/// The shop's state, shared by its tools.
+/// The shop's state, shared by its tools, resources and prompts.
 pub struct Bookshop {
     books: Mutex<Vec<Book>>,
 }
@@ -100,6 +102,39 @@ impl Bookshop {
             year,
         });
         Ok(text)
+    }
+
+    /// The books first published in one year, as JSON.
+    #[resource("books://by-year/{year}", mime_type = "application/json")]
+    async fn books_of_year(&self, year: i32) -> Option<String> {
+        let books = self.books.lock().unwrap_or_else(|p| p.into_inner());
+        let found: Vec<&Book> = books.iter().filter(|b| b.year == year).collect();
+        if found.is_empty() {
+            return None;
+        }
+        serde_json::to_string(&found).ok()
+    }
+
+    /// Ask for a recommendation among the books of one author.
+    #[prompt(title = "Recommend a book")]
+    async fn recommend(
+        &self,
+        /// The author whose books to choose from.
+        author: String,
+    ) -> String {
+        let books = self.books.lock().unwrap_or_else(|p| p.into_inner());
+        let titles: Vec<&str> = books
+            .iter()
+            .filter(|b| b.author == author)
+            .map(|b| b.title.as_str())
+            .collect();
+        match titles.as_slice() {
+            [] => format!("We have no books by {author}. Suggest another author."),
+            _ => format!(
+                "Which of these books by {author} should I read first: {}?",
+                titles.join(", ")
+            ),
+        }
     }
 }
 

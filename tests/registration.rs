@@ -221,6 +221,20 @@ fn replaced() -> McpServer {
         .replace_prompt(fixed_prompt("review", "new review"))
 }
 
+#[test]
+fn debug_shows_what_is_registered() {
+    let server = McpServer::new("shown")
+        .tool(AddTool)
+        .resource(BookResource)
+        .prompt(ReviewPrompt);
+    let shown = format!("{:?}", server.handle());
+    assert_eq!(
+        shown,
+        r#"ServerHandle { tools: ["add"], resources: ["books://{id}"], prompts: ["review"], .. }"#
+    );
+    assert!(format!("{server:?}").starts_with("McpServer { tools: [\"add\"]"));
+}
+
 #[tokio::test]
 async fn replace_on_the_builder_swaps_the_definition_in_place() {
     for builder in [Client::builder(), Client::builder().legacy()] {

@@ -8,7 +8,10 @@ use std::sync::Mutex;
 
 use mcp::prelude::*;
 use mcp::server::State;
+use mcp::transport::{ChildProcess, Stderr};
 use serde_json::json;
+
+mod support;
 
 /// The shop's state, shared by every handler.
 struct Shop {
@@ -185,6 +188,40 @@ async fn resource_and_prompt_methods_share_self_with_the_tools() {
         assert_eq!(templates[0].uri_template, "shelf://{index}");
         let resources = client.list_all_resources().await.unwrap();
         assert_eq!(resources[0].uri, "shelf://count");
+        client.close().await;
+    }
+}
+
+/// The bookshop example over stdio: its tools, resource template and prompt are methods of one
+/// `#[tools]` impl, registered once; the resource sees the book a tool added.
+#[tokio::test]
+async fn the_bookshop_example_serves_methods_over_stdio_in_both_eras() {
+    for builder in [Client::builder(), Client::builder().legacy()] {
+        let child = ChildProcess::new(support::example("bookshop")).stderr(Stderr::Discard);
+        let client = builder.connect(child).await.unwrap();
+        let era = client.era();
+        let templates = client.list_all_resource_templates().await.unwrap();
+        assert_eq!(templates[0].uri_template, "books://by-year/{year}", "{era:?}");
+        let added = client
+            .call_tool(
+                "add_book",
+                json!({"title": "Emma", "author": "Jane Austen", "year": 1815}),
+            )
+            .await
+            .unwrap();
+        assert!(!added.is_error, "{era:?}");
+        let year = client.read_resource("books://by-year/1815").await.unwrap();
+        let books: serde_json::Value = serde_json::from_str(&text_of(&year)).unwrap();
+        assert_eq!(books, json!([{"title": "Emma", "author": "Jane Austen", "year": 1815}]));
+        let args = BTreeMap::from([("author".to_owned(), "Frank Herbert".to_owned())]);
+        let prompt = client.get_prompt("recommend", args).await.unwrap();
+        assert_eq!(
+            prompt.messages[0].content.as_text(),
+            Some("Which of these books by Frank Herbert should I read first: Dune, Dune Messiah?"),
+            "{era:?}"
+        );
+        let missing = client.read_resource("books://by-year/1700").await.unwrap_err();
+        assert_eq!(missing.message(), "Resource not found", "{era:?}");
         client.close().await;
     }
 }

@@ -122,6 +122,86 @@ fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Erro
     T::deserialize(value)
 }
 
+/// A `RequestContext` parameter spelled through a type alias: the macro finds the context by
+/// its name in the signature, so it took this one for an argument.
+#[diagnostic::on_unimplemented(
+    message = "a `RequestContext` parameter must be written `RequestContext<..>` in the signature, not through a type alias",
+    label = "write `{Self}` here",
+    note = "#[tool] recognizes the request context by its name; behind an alias it would be taken for a JSON argument"
+)]
+pub trait ContextSpelledOut {}
+
+/// Chooses how a parameter is read, once per parameter (autoref specialization): a
+/// `RequestContext` the macro did not recognize is an error that says how to write it.
+pub struct ArgProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> ArgProbe<T> {
+    /// A probe for `T`.
+    pub fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+/// The context path (preferred: implemented on `&&ArgProbe<RequestContext<S>>`).
+pub trait ProbeContextArg<T> {
+    /// Always an error: see [`ContextSpelledOut`].
+    fn arg(
+        self,
+        schema: &mut crate::server::ArgsSchema,
+        name: &str,
+        spec: crate::server::ArgSpec,
+        nullable: bool,
+    ) -> ArgDecoder<T>
+    where
+        T: ContextSpelledOut;
+}
+
+impl<S> ProbeContextArg<crate::lowlevel::RequestContext<S>>
+    for &&ArgProbe<crate::lowlevel::RequestContext<S>>
+{
+    fn arg(
+        self,
+        _: &mut crate::server::ArgsSchema,
+        _: &str,
+        _: crate::server::ArgSpec,
+        _: bool,
+    ) -> ArgDecoder<crate::lowlevel::RequestContext<S>>
+    where
+        crate::lowlevel::RequestContext<S>: ContextSpelledOut,
+    {
+        unreachable!("`ContextSpelledOut` has no implementation")
+    }
+}
+
+/// The argument path: any type that is `Deserialize + JsonSchema`.
+pub trait ProbeArg<T> {
+    /// Adds the argument to the schema and returns its decoder.
+    fn arg(
+        self,
+        schema: &mut crate::server::ArgsSchema,
+        name: &str,
+        spec: crate::server::ArgSpec,
+        nullable: bool,
+    ) -> ArgDecoder<T>
+    where
+        T: ToolArgument;
+}
+
+impl<T> ProbeArg<T> for &ArgProbe<T> {
+    fn arg(
+        self,
+        schema: &mut crate::server::ArgsSchema,
+        name: &str,
+        spec: crate::server::ArgSpec,
+        nullable: bool,
+    ) -> ArgDecoder<T>
+    where
+        T: ToolArgument,
+    {
+        arg(schema, name, spec, nullable)
+    }
+}
+
 /// Adds parameter `name` to the schema (as `T`, or as `Option<T>` when `nullable`: an
 /// `Option` parameter accepts `null`, though its listed form is the plain `T`) and returns its
 /// decoder.

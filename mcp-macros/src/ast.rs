@@ -37,7 +37,9 @@ pub(crate) enum Param {
         state: Option<Box<Type>>,
     },
     /// `State<S>`: the server's state, not an argument.
-    State { state: Box<Type> },
+    State {
+        state: Box<Type>,
+    },
 }
 
 pub(crate) enum Ret {
@@ -273,7 +275,11 @@ pub(crate) fn parse_tool_fn(
 pub(crate) fn owned_argument(cx: &Ctxt, ty: &Type, in_option: bool) -> bool {
     match ty {
         Type::Reference(r) => {
-            let (wrap, unwrap) = if in_option { ("Option<", ">") } else { ("", "") };
+            let (wrap, unwrap) = if in_option {
+                ("Option<", ">")
+            } else {
+                ("", "")
+            };
             let hint = match &*r.elem {
                 Type::Path(p) if p.path.is_ident("str") => {
                     format!("use `{wrap}String{unwrap}` instead of `{wrap}&str{unwrap}`")
@@ -281,7 +287,10 @@ pub(crate) fn owned_argument(cx: &Ctxt, ty: &Type, in_option: bool) -> bool {
                 Type::Slice(_) => format!("use `{wrap}Vec<T>{unwrap}` instead of a slice"),
                 _ => "take the value itself".to_owned(),
             };
-            cx.error(ty, format!("a tool argument is decoded from JSON and owned by the call: {hint}"));
+            cx.error(
+                ty,
+                format!("a tool argument is decoded from JSON and owned by the call: {hint}"),
+            );
             false
         }
         Type::ImplTrait(_) => {

@@ -244,10 +244,17 @@ pub(crate) fn parse_arg_attrs(
                     Ok((lo, hi)) => {
                         into.range = Some(RangeKey {
                             span: meta.path.span(),
-                            float: lo.iter().chain(hi.iter()).any(|(t, _)| t.contains(['.', 'e', 'E'])),
+                            float: lo
+                                .iter()
+                                .chain(hi.iter())
+                                .any(|(t, _)| t.contains(['.', 'e', 'E'])),
                             lo: lo.as_ref().and_then(|(t, _)| t.parse().ok()),
-                            hi: hi.as_ref().and_then(|(t, inclusive)| Some((t.parse().ok()?, *inclusive))),
-                            text: quote::ToTokens::to_token_stream(&expr).to_string().replace(' ', ""),
+                            hi: hi
+                                .as_ref()
+                                .and_then(|(t, inclusive)| Some((t.parse().ok()?, *inclusive))),
+                            text: quote::ToTokens::to_token_stream(&expr)
+                                .to_string()
+                                .replace(' ', ""),
                         });
                         if let Some((v, _)) = lo {
                             into.constraints.push(("minimum", v));
@@ -279,7 +286,9 @@ pub(crate) fn parse_arg_attrs(
                                 let v: u64 = t.parse().ok()?;
                                 Some(if *inclusive { v } else { v.saturating_sub(1) })
                             }),
-                            text: quote::ToTokens::to_token_stream(&expr).to_string().replace(' ', ""),
+                            text: quote::ToTokens::to_token_stream(&expr)
+                                .to_string()
+                                .replace(' ', ""),
                         });
                         if let Some((v, _)) = lo {
                             into.constraints.push(("minLength", v));

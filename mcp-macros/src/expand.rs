@@ -86,7 +86,9 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                         _ => None,
                     };
                     match items {
-                        Some(items) if collection => constraints.push((items.to_owned(), v.clone())),
+                        Some(items) if collection => {
+                            constraints.push((items.to_owned(), v.clone()))
+                        }
                         Some(items) if unknown => {
                             constraints.push(((*k).to_owned(), v.clone()));
                             constraints.push((items.to_owned(), v.clone()));
@@ -115,7 +117,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                     ));
                 }
                 schema_args.push(quote_spanned!(span=>
-                    let #decoder = ::mcp::__private::arg::<#schema_ty>(&mut __schema, #wire, ::mcp::server::ArgSpec {
+                    let #decoder = (&&::mcp::__private::ArgProbe::<#schema_ty>::new()).arg(&mut __schema, #wire, ::mcp::server::ArgSpec {
                         description: #description,
                         optional: #optional,
                         default: #default,
@@ -197,11 +199,11 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         Ret::Unit => tool.span(),
     };
     let conversion = {
-        let call = quote_spanned!(ok_span=> (&&#probe::<#ok_ty>::new()).conversion());
+        let call = quote_spanned!(ok_span=> (&&&#probe::<#ok_ty>::new()).conversion());
         quote!(
             let (__convert, __output): ::mcp::server::output::Conversion<#ok_ty> = {
                 #[allow(unused_imports)]
-                use ::mcp::server::output::{ProbeContent as _, ProbeStructured as _};
+                use ::mcp::server::output::{ProbeResultAlias as _, ProbeContent as _, ProbeStructured as _};
                 #call
             };
         )
@@ -252,6 +254,8 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         #conversion
         #route
         let mut __schema = ::mcp::server::ArgsSchema::new();
+        #[allow(unused_imports)]
+        use ::mcp::__private::{ProbeArg as _, ProbeContextArg as _};
         #(#schema_args)*
         let __handler: ::mcp::server::ToolHandler<#state> = ::std::sync::Arc::new(
             move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::mcp::types::JsonObject| {

@@ -339,7 +339,7 @@ fn completers(params: &[Param]) -> Vec<TokenStream> {
         .filter_map(|p| {
             let f = p.attrs.complete.as_ref()?;
             let wire = &p.wire;
-            Some(quote_spanned!(f.span()=> .complete(#wire, ::mcp::server::completer(#f))))
+            Some(quote_spanned!(f.span()=> .complete(#wire, #f)))
         })
         .collect()
 }

@@ -40,6 +40,14 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `resources/list`, a template in `resources/templates/list`, and each template variable is
 /// bound to the parameter of the same name (parsed from text). Returning `None` (or an
 /// `Option`) answers "resource not found".
+///
+/// Keys after the URI: `name`, `title`, `description` (default: the doc comment), `mime_type`,
+/// `icon` (once per icon), `meta` (a JSON object) and `scopes`:
+///
+/// ```text
+/// #[resource("shop://logo", mime_type = "image/png", icon = "https://example.com/logo.png",
+///            meta = r#"{"vendor/kind": "image"}"#, scopes = ["shop:read"])]
+/// ```
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     features::expand_resource(args.into(), input.into()).into()
@@ -47,6 +55,14 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Turns a function into a prompt: its text parameters (`String`, or `Option<String>` for an
 /// optional one) are the prompt's arguments, its doc comments their descriptions.
+///
+/// Keys: `name`, `title`, `description` (default: the doc comment), `icon` (once per icon),
+/// `meta` (a JSON object) and `scopes`:
+///
+/// ```text
+/// #[prompt(title = "Review", icon = "https://example.com/review.png",
+///          meta = r#"{"vendor/audience": "editors"}"#)]
+/// ```
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     features::expand_prompt(args.into(), input.into()).into()

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::completion::MAX_COMPLETIONS;
+use super::completion::{CompletionRequest, MAX_COMPLETIONS};
 use super::registry::{snapshot, Registry};
 use super::resources::ReadFailure;
 use crate::era::Era;
@@ -78,9 +78,9 @@ pub(crate) fn install<S: Send + Sync + 'static>(
         async move { get_prompt(&reg, ctx, p).await }
     });
     let reg = registry.clone();
-    server.on_completion(move |_, p| {
+    server.on_completion(move |ctx, p| {
         let reg = reg.clone();
-        async move { Ok(complete(&reg, &p)) }
+        async move { Ok(complete(&reg, ctx, p).await) }
     });
 }
 
@@ -133,9 +133,11 @@ async fn get_prompt<S: Send + Sync + 'static>(
     (def.handler)(ctx, args).await
 }
 
-fn complete<S: Send + Sync + 'static>(
+/// Asks the argument's completer (none: no values) and sends at most [`MAX_COMPLETIONS`].
+async fn complete<S: Send + Sync + 'static>(
     registry: &Registry<S>,
-    params: &CompleteRequestParams,
+    ctx: RequestContext<S>,
+    params: CompleteRequestParams,
 ) -> CompleteResult {
     let completer = match &params.reference {
         CompletionReference::Prompt { name, .. } => snapshot(&registry.prompts)
@@ -147,9 +149,22 @@ fn complete<S: Send + Sync + 'static>(
             .find(|r| r.template.as_str() == uri)
             .and_then(|r| r.completers.get(&params.argument.name).cloned()),
     };
-    let mut values = completer
-        .map(|c| c(&params.argument.value))
-        .unwrap_or_default();
+    let mut values = match completer {
+        Some(completer) => {
+            completer
+                .complete(CompletionRequest {
+                    argument: params.argument.name,
+                    value: params.argument.value,
+                    arguments: params
+                        .context
+                        .and_then(|c| c.arguments)
+                        .unwrap_or_default(),
+                    ctx,
+                })
+                .await
+        }
+        None => Vec::new(),
+    };
     let total = values.len();
     values.truncate(MAX_COMPLETIONS);
     CompleteResult {

@@ -323,6 +323,13 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     }
 }
 
+impl<S: Send + Sync + 'static> std::fmt::Debug for McpServer<S> {
+    /// What is registered: tool and prompt names, resource URIs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.registry.describe(f.debug_struct("McpServer"))
+    }
+}
+
 impl<S: Send + Sync + 'static> IntoServer for McpServer<S> {
     type State = S;
 
@@ -339,6 +346,12 @@ impl<S: Send + Sync + 'static> IntoServer for McpServer<S> {
 /// nothing; `replace_*` adds or replaces on purpose.
 pub struct ServerHandle<S> {
     registry: Arc<Registry<S>>,
+}
+
+impl<S: Send + Sync + 'static> std::fmt::Debug for ServerHandle<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.registry.describe(f.debug_struct("ServerHandle"))
+    }
 }
 
 impl<S> Clone for ServerHandle<S> {

@@ -19,7 +19,7 @@ mod uri_template;
 
 pub use crate::base64::encode as base64_encode;
 pub use crate::validator::SchemaValidator;
-pub use completion::{completer, Completer, MAX_COMPLETIONS};
+pub use completion::{Completer, CompletionRequest, IntoCompleter, MAX_COMPLETIONS};
 pub use features::not_found;
 pub use mcp_server::{McpServer, ServerHandle};
 pub use prompts::{IntoPrompt, IntoPromptResult, PromptDef, PromptHandler};

@@ -107,6 +107,32 @@ impl<T> Probe<T> {
     }
 }
 
+/// A `Result` returned through a type alias: the macro reads the success and error types from
+/// the signature, so it needs `Result<..>` written there.
+#[diagnostic::on_unimplemented(
+    message = "a tool that returns a `Result` must write `Result<..>` in its signature, not a type alias",
+    label = "write `{Self}` here",
+    note = "#[tool] reads the success and error types of the result from the signature; behind an alias it cannot"
+)]
+pub trait ResultSpelledOut {}
+
+/// A `Result` the macro did not recognize (preferred: implemented on `&&&Out<Probe<Result>>`).
+pub trait ProbeResultAlias<T> {
+    /// Always an error: see [`ResultSpelledOut`].
+    fn conversion(self) -> Conversion<T>
+    where
+        T: ResultSpelledOut;
+}
+
+impl<T, E> ProbeResultAlias<Result<T, E>> for &&&Out<Probe<Result<T, E>>> {
+    fn conversion(self) -> Conversion<Result<T, E>>
+    where
+        Result<T, E>: ResultSpelledOut,
+    {
+        unreachable!("`ResultSpelledOut` has no implementation")
+    }
+}
+
 /// The content path (preferred: implemented on `&&Out<Probe<T>>`).
 pub trait ProbeContent<T> {
     /// How `T` becomes a result.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use super::completion::Completer;
+use super::completion::{Completer, IntoCompleter};
 use crate::error::McpError;
 use crate::lowlevel::{BoxFuture, RequestContext};
 use crate::types::{
@@ -25,7 +25,7 @@ pub type PromptHandler<S> = Arc<
 pub struct PromptDef<S> {
     pub(crate) prompt: Prompt,
     pub(crate) handler: PromptHandler<S>,
-    pub(crate) completers: BTreeMap<String, Completer>,
+    pub(crate) completers: BTreeMap<String, Completer<S>>,
     /// Scopes a caller's token must carry.
     pub(crate) scopes: Vec<String>,
 }
@@ -122,15 +122,32 @@ impl<S: Send + Sync + 'static> PromptDef<S> {
         self
     }
 
-    /// Completes argument `argument` with `completer`.
-    pub fn complete(mut self, argument: impl Into<String>, completer: Completer) -> Self {
-        self.completers.insert(argument.into(), completer);
+    /// Completes argument `argument` with `completer`: a `fn(&str) -> Vec<String>`, or a
+    /// function (plain or `async`) taking a [`CompletionRequest`](super::CompletionRequest)
+    /// (see [`IntoCompleter`]).
+    pub fn complete<M>(
+        mut self,
+        argument: impl Into<String>,
+        completer: impl IntoCompleter<S, M>,
+    ) -> Self {
+        self.completers
+            .insert(argument.into(), completer.into_completer());
         self
     }
 
     /// The definition `prompts/list` shows.
     pub fn definition(&self) -> &Prompt {
         &self.prompt
+    }
+}
+
+impl<S> std::fmt::Debug for PromptDef<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptDef")
+            .field("prompt", &self.prompt)
+            .field("completers", &self.completers.keys().collect::<Vec<_>>())
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
     }
 }
 

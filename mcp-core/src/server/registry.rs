@@ -287,6 +287,23 @@ impl<S: Send + Sync + 'static> Registry<S> {
         Ok((items, next))
     }
 
+    /// `fields` with what is registered (tool and prompt names, resource URIs), for `Debug`.
+    pub(crate) fn describe(&self, mut fields: std::fmt::DebugStruct<'_, '_>) -> std::fmt::Result {
+        let resources: Vec<String> = snapshot(&self.resources)
+            .iter()
+            .map(|r| r.template.as_str().to_owned())
+            .collect();
+        let prompts: Vec<String> = snapshot(&self.prompts)
+            .iter()
+            .map(|p| p.prompt.name.clone())
+            .collect();
+        fields
+            .field("tools", &self.names())
+            .field("resources", &resources)
+            .field("prompts", &prompts)
+            .finish_non_exhaustive()
+    }
+
     /// Tells every subscriber of both eras (through the bus) that something changed.
     pub(crate) fn announce(&self, event: Event) {
         let _ = self.subscribers.bus.publish(event);

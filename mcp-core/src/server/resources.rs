@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use super::completion::Completer;
+use super::completion::{Completer, IntoCompleter};
 use super::uri_template::UriTemplate;
 use crate::error::McpError;
 use crate::lowlevel::{BoxFuture, RequestContext};
@@ -46,7 +46,7 @@ pub struct ResourceDef<S> {
     pub(crate) icons: Option<Vec<Icon>>,
     pub(crate) meta: Option<Meta>,
     pub(crate) handler: ResourceHandler<S>,
-    pub(crate) completers: BTreeMap<String, Completer>,
+    pub(crate) completers: BTreeMap<String, Completer<S>>,
     /// Scopes a caller's token must carry.
     pub(crate) scopes: Vec<String>,
 }
@@ -153,9 +153,16 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
         self
     }
 
-    /// Completes template variable `variable` with `completer`.
-    pub fn complete(mut self, variable: impl Into<String>, completer: Completer) -> Self {
-        self.completers.insert(variable.into(), completer);
+    /// Completes template variable `variable` with `completer`: a `fn(&str) -> Vec<String>`,
+    /// or a function (plain or `async`) taking a
+    /// [`CompletionRequest`](super::CompletionRequest) (see [`IntoCompleter`]).
+    pub fn complete<M>(
+        mut self,
+        variable: impl Into<String>,
+        completer: impl IntoCompleter<S, M>,
+    ) -> Self {
+        self.completers
+            .insert(variable.into(), completer.into_completer());
         self
     }
 
@@ -188,6 +195,22 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
             meta: self.meta.clone(),
             ..ResourceTemplate::default()
         }
+    }
+}
+
+impl<S> std::fmt::Debug for ResourceDef<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceDef")
+            .field("uri", &self.template.as_str())
+            .field("name", &self.name)
+            .field("title", &self.title)
+            .field("description", &self.description)
+            .field("mime_type", &self.mime_type)
+            .field("icons", &self.icons)
+            .field("meta", &self.meta)
+            .field("completers", &self.completers.keys().collect::<Vec<_>>())
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
     }
 }
 
