@@ -115,11 +115,25 @@ impl Bookshop {
         serde_json::to_string(&found).ok()
     }
 
+    /// The authors whose names start with `prefix` (completes the `recommend` prompt's
+    /// `author`: a `&self` method named as `Self::authors`).
+    fn authors(&self, prefix: &str) -> Vec<String> {
+        let books = self.books.lock().unwrap_or_else(|p| p.into_inner());
+        let mut authors: Vec<String> = books
+            .iter()
+            .map(|b| b.author.clone())
+            .filter(|a| a.starts_with(prefix))
+            .collect();
+        authors.dedup();
+        authors
+    }
+
     /// Ask for a recommendation among the books of one author.
     #[prompt(title = "Recommend a book")]
     async fn recommend(
         &self,
         /// The author whose books to choose from.
+        #[arg(complete = Self::authors)]
         author: String,
     ) -> String {
         let books = self.books.lock().unwrap_or_else(|p| p.into_inner());

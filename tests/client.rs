@@ -432,9 +432,11 @@ async fn http_expired_session_is_reopened_and_the_request_retried() {
     ) {
         let server = mcp::server::McpServer::new("restarting").tool(EchoTool);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(server.serve_http_on(listener, HttpConfig::default(), async {
-            let _ = stopped.await;
-        }));
+        let task = tokio::spawn(
+            server.serve_http_on(listener, HttpConfig::default(), async {
+                let _ = stopped.await;
+            }),
+        );
         (stop, task)
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -199,7 +199,10 @@ async fn a_handler_that_awaits_cancelled_cleans_up_and_its_request_gets_no_answe
         conn.send_json(&call).await.unwrap();
         wait_started(&seen, 1).await;
         conn.send_json(&cancelled(1)).await.unwrap();
-        assert!(wait_for(&seen.cleaned).await, "legacy={legacy}: cleanup ran");
+        assert!(
+            wait_for(&seen.cleaned).await,
+            "legacy={legacy}: cleanup ran"
+        );
         assert!(seen.is_cancelled.load(Ordering::SeqCst), "legacy={legacy}");
         // Neither the cleanup's progress nor its answer went out: the next line is the
         // answer to the next request.
@@ -249,7 +252,10 @@ async fn closing_the_connection_cancels_a_running_request() {
         .unwrap();
     wait_started(&seen, 1).await;
     conn.finish_sending().await.unwrap();
-    assert!(wait_for(&seen.cleaned).await, "cleanup ran at connection end");
+    assert!(
+        wait_for(&seen.cleaned).await,
+        "cleanup ran at connection end"
+    );
 }
 
 #[tokio::test]
@@ -347,10 +353,7 @@ async fn elicit_url_asks_the_client_in_both_eras() {
         if legacy {
             builder = builder.legacy();
         }
-        let client = builder
-            .connect(url_server(Arc::default()))
-            .await
-            .unwrap();
+        let client = builder.connect(url_server(Arc::default())).await.unwrap();
         let result = client.call_tool("connect", json!({})).await.unwrap();
         assert_eq!(result.content[0].as_text(), Some("Accepted(())"));
         let asked = asked.lock().unwrap().clone();
@@ -390,10 +393,7 @@ async fn elicit_url_needs_the_url_capability() {
         if legacy {
             builder = builder.legacy();
         }
-        let client = builder
-            .connect(url_server(Arc::default()))
-            .await
-            .unwrap();
+        let client = builder.connect(url_server(Arc::default())).await.unwrap();
         for tool in ["connect", "needs_auth"] {
             let err = client.call_tool(tool, json!({})).await.unwrap_err();
             assert_eq!(err.code(), -32021, "legacy={legacy} {tool}");
@@ -508,9 +508,6 @@ async fn serve_http_is_a_method_like_serve_stdio() {
     // An address that cannot be bound is an error, not a panic.
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap();
-    let err = McpServer::new("http")
-        .serve_http(addr)
-        .await
-        .unwrap_err();
+    let err = McpServer::new("http").serve_http(addr).await.unwrap_err();
     assert!(err.is_internal(), "{err}");
 }

@@ -110,7 +110,7 @@ async fn free_functions_become_tools_and_stay_callable() {
     );
     assert_eq!(
         greet["inputSchema"]["properties"]["polite"],
-        json!({"type": ["boolean", "null"], "description": "Be polite."})
+        json!({"type": "boolean", "description": "Be polite."})
     );
     assert_eq!(greet["inputSchema"]["required"], json!(["who"]));
     assert_eq!(

@@ -52,8 +52,37 @@ async fn ship(to: Address, tree: Tree) -> Address {
     to
 }
 
+/// Grow a tree.
+#[tool]
+async fn grow(label: String) -> Tree {
+    Tree {
+        children: vec![Tree {
+            label: format!("{label}'s child"),
+            children: Vec::new(),
+        }],
+        label,
+    }
+}
+
+/// An expression (not an object at the root, and contains itself).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+enum Expr {
+    Num(f64),
+    Neg(Box<Expr>),
+}
+
+/// Negate twice.
+#[tool]
+async fn negate(x: f64) -> Expr {
+    Expr::Neg(Box::new(Expr::Neg(Box::new(Expr::Num(x)))))
+}
+
 fn server() -> McpServer {
-    McpServer::new("schemas").tool(OptionalTool).tool(ShipTool)
+    McpServer::new("schemas")
+        .tool(OptionalTool)
+        .tool(ShipTool)
+        .tool(GrowTool)
+        .tool(NegateTool)
 }
 
 fn builders() -> [mcp::client::ClientBuilder; 2] {
@@ -273,8 +302,18 @@ async fn inlined_schemas_are_self_contained_except_for_a_recursive_type() {
         let mut found = Vec::new();
         refs(&ship["outputSchema"], &mut found);
         refs(&optional["inputSchema"], &mut found);
-        assert!(found.is_empty(), "output and input self-contained: {found:?}");
+        assert!(
+            found.is_empty(),
+            "output and input self-contained: {found:?}"
+        );
         assert_eq!(ship["outputSchema"]["properties"]["geo"], geo());
+        let grow = listed(&client, "grow").await;
+        assert_eq!(
+            grow["outputSchema"]["properties"]["children"],
+            json!({"type": "array", "items": {"$ref": "#"}}),
+            "a recursive root refers to itself ({era:?})"
+        );
+        assert!(grow["outputSchema"].get("$defs").is_none());
 
         // Validation is unchanged: the same calls pass.
         let shipped = client
@@ -287,6 +326,37 @@ async fn inlined_schemas_are_self_contained_except_for_a_recursive_type() {
             .unwrap();
         assert!(!shipped.is_error, "{}", text(&shipped));
         assert_eq!(shipped.structured_content.unwrap()["street"], "Main St");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_recursive_result_wrapped_for_2025_still_refers_to_itself() {
+    for inline in [false, true] {
+        let client = Client::builder()
+            .legacy()
+            .connect(server().inline_schema_refs(inline))
+            .await
+            .unwrap();
+        let schema = listed(&client, "negate").await["outputSchema"].clone();
+        let result = client.call_tool("negate", json!({"x": 1.5})).await.unwrap();
+        let structured = result.structured_content.unwrap();
+        assert_eq!(
+            structured,
+            json!({"result": {"Neg": {"Neg": {"Num": 1.5}}}})
+        );
+        let validator = SchemaValidator::compile(&schema).unwrap();
+        assert_eq!(
+            validator.validate(&structured),
+            Ok(()),
+            "the listed 2025 schema accepts the result: {schema}"
+        );
+        assert!(
+            validator
+                .validate(&json!({"result": {"Neg": {"Neg": "x"}}}))
+                .is_err(),
+            "and still checks the inner levels"
+        );
         client.close().await;
     }
 }

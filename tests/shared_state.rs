@@ -118,7 +118,7 @@ impl Bookshop {
 
     /// One book by its position (from 0).
     #[resource("shelf://{index}", mime_type = "text/plain")]
-    async fn shelf(&self, index: usize) -> Option<String> {
+    async fn shelf(&self, #[arg(complete = Self::positions)] index: usize) -> Option<String> {
         self.books.lock().unwrap().get(index).cloned()
     }
 
@@ -133,10 +133,41 @@ impl Bookshop {
     async fn summary_prompt(
         &self,
         /// The title.
+        #[arg(complete = Self::titles)]
         title: String,
+        /// How long the summary should be.
+        #[arg(complete = Self::lengths)]
+        length: Option<String>,
     ) -> String {
         let known = self.books.lock().unwrap().contains(&title);
-        format!("Summarize {title} (in stock: {known}).")
+        let length = length.unwrap_or_else(|| "short".into());
+        format!("Summarize {title} (in stock: {known}), {length}.")
+    }
+
+    /// Completes a shelf position (plain, from the typed text).
+    fn positions(&self, prefix: &str) -> Vec<String> {
+        let count = self.books.lock().unwrap().len();
+        (0..count)
+            .map(|i| i.to_string())
+            .filter(|i| i.starts_with(prefix))
+            .collect()
+    }
+
+    /// Completes a title (async, from the typed text).
+    async fn titles(&self, prefix: &str) -> Vec<String> {
+        tokio::task::yield_now().await;
+        let books = self.books.lock().unwrap();
+        books.iter().filter(|t| t.starts_with(prefix)).cloned().collect()
+    }
+
+    /// Completes a length from the title already chosen (async, the whole request).
+    async fn lengths(&self, request: mcp::server::CompletionRequest) -> Vec<String> {
+        let long_book = request.arguments.get("title").map(String::as_str) == Some("Dune");
+        let mut lengths = vec!["short".to_owned()];
+        if long_book {
+            lengths.push("chapter by chapter".into());
+        }
+        lengths
     }
 
     /// A prompt that needs no shop (an associated function).
@@ -174,11 +205,35 @@ async fn resource_and_prompt_methods_share_self_with_the_tools() {
         let prompt = client.get_prompt("summarize", args).await.unwrap();
         assert_eq!(
             prompt.messages[0].content.as_text(),
-            Some("Summarize Emma (in stock: true)."),
+            Some("Summarize Emma (in stock: true), short."),
             "{era:?}"
         );
         let hello = client.get_prompt("greeting", BTreeMap::new()).await.unwrap();
         assert_eq!(hello.messages[0].content.as_text(), Some("Say hello."));
+
+        // Completers that are `&self` methods: plain, async, and one reading another argument.
+        let values = |r: CompleteResult| r.completion.values;
+        let positions = client
+            .complete(CompletionReference::resource("shelf://{index}"), "index", "")
+            .await
+            .unwrap();
+        assert_eq!(values(positions), ["0", "1"], "{era:?}");
+        let titles = client
+            .complete(CompletionReference::prompt("summarize"), "title", "E")
+            .await
+            .unwrap();
+        assert_eq!(values(titles), ["Emma"], "{era:?}");
+        let dune = BTreeMap::from([("title".to_owned(), "Dune".to_owned())]);
+        let lengths = client
+            .complete_with_context(CompletionReference::prompt("summarize"), "length", "", &dune)
+            .await
+            .unwrap();
+        assert_eq!(values(lengths), ["short", "chapter by chapter"], "{era:?}");
+        let no_context = client
+            .complete(CompletionReference::prompt("summarize"), "length", "")
+            .await
+            .unwrap();
+        assert_eq!(values(no_context), ["short"], "{era:?}");
 
         let prompts = client.list_all_prompts().await.unwrap();
         let names: Vec<_> = prompts.iter().map(|p| p.name.as_str()).collect();
@@ -218,6 +273,17 @@ async fn the_bookshop_example_serves_methods_over_stdio_in_both_eras() {
         assert_eq!(
             prompt.messages[0].content.as_text(),
             Some("Which of these books by Frank Herbert should I read first: Dune, Dune Messiah?"),
+            "{era:?}"
+        );
+        // The prompt's `author` completes from the shop's books (a `&self` method), including
+        // the one just added.
+        let authors = client
+            .complete(CompletionReference::prompt("recommend"), "author", "")
+            .await
+            .unwrap();
+        assert_eq!(
+            authors.completion.values,
+            ["Frank Herbert", "Ursula K. Le Guin", "Jane Austen"],
             "{era:?}"
         );
         let missing = client.read_resource("books://by-year/1700").await.unwrap_err();

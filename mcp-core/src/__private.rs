@@ -12,84 +12,6 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-/// A type a tool parameter may have.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool argument",
-    label = "this parameter's type must implement serde::Deserialize and schemars::JsonSchema",
-    note = "derive them: #[derive(serde::Deserialize, schemars::JsonSchema)], or use a type that has them (String, integers, bool, Vec<T>, Option<T>, ...)"
-)]
-pub trait ToolArgument: DeserializeOwned + schemars::JsonSchema {}
-
-#[diagnostic::do_not_recommend]
-impl<T: DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
-
-/// A type `#[arg(range(..))]` fits: a number (checked where the macro cannot tell by the
-/// type's spelling, e.g. an alias).
-#[diagnostic::on_unimplemented(
-    message = "`range` applies to numbers; `{Self}` is not a number",
-    label = "`range` needs an integer or float parameter",
-    note = "to limit the length of text or a list, write `length(..)` instead"
-)]
-pub trait Number {
-    /// Used by the generated check.
-    const FITS: () = ();
-}
-
-/// A type a `range` with fractional bounds (`range(0.5..)`) fits.
-#[diagnostic::on_unimplemented(
-    message = "`range` has a fractional bound but `{Self}` is not a float",
-    label = "this range needs an `f32` or `f64` parameter",
-    note = "write whole-number bounds for an integer parameter, or make the parameter `f64`"
-)]
-pub trait Float {
-    /// Used by the generated check.
-    const FITS: () = ();
-}
-
-/// A type `#[arg(length(..))]` fits: text or a list.
-#[diagnostic::on_unimplemented(
-    message = "`length` applies to text and lists; `{Self}` is neither",
-    label = "`length` needs a String or a list parameter",
-    note = "to bound a number, write `range(..)` instead"
-)]
-pub trait TextOrList {
-    /// Used by the generated check.
-    const FITS: () = ();
-}
-
-/// A type `#[arg(pattern = "...")]` fits: text.
-#[diagnostic::on_unimplemented(
-    message = "`pattern` applies to text; `{Self}` is not text",
-    label = "`pattern` needs a String parameter",
-    note = "to bound a number, write `range(..)` instead"
-)]
-pub trait Text {
-    /// Used by the generated check.
-    const FITS: () = ();
-}
-
-macro_rules! markers {
-    ($trait:ident: $($t:ty),*) => {$(
-        impl $trait for $t {}
-    )*};
-}
-markers!(Number: i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
-markers!(Number: std::num::NonZeroI8, std::num::NonZeroI16, std::num::NonZeroI32, std::num::NonZeroI64, std::num::NonZeroI128, std::num::NonZeroIsize);
-markers!(Number: std::num::NonZeroU8, std::num::NonZeroU16, std::num::NonZeroU32, std::num::NonZeroU64, std::num::NonZeroU128, std::num::NonZeroUsize);
-markers!(Float: f32, f64);
-markers!(Text: String, str, Box<str>, std::sync::Arc<str>, std::borrow::Cow<'static, str>);
-markers!(TextOrList: String, str, Box<str>, std::sync::Arc<str>, std::borrow::Cow<'static, str>);
-impl<T: Number> Number for Option<T> {}
-impl<T: Float> Float for Option<T> {}
-impl<T: Text> Text for Option<T> {}
-impl<T: TextOrList> TextOrList for Option<T> {}
-impl<T> TextOrList for Vec<T> {}
-impl<T> TextOrList for std::collections::VecDeque<T> {}
-impl<T> TextOrList for std::collections::BTreeSet<T> {}
-impl<T, H> TextOrList for std::collections::HashSet<T, H> {}
-impl<T, const N: usize> TextOrList for [T; N] {}
-impl<T> TextOrList for Box<[T]> {}
-
 /// The parts of a `Result` type, so a one-argument alias (`io::Result<T>`, `anyhow::Result<T>`)
 /// names its error type.
 pub trait ResultParts {
@@ -122,90 +44,10 @@ fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Erro
     T::deserialize(value)
 }
 
-/// A `RequestContext` parameter spelled through a type alias: the macro finds the context by
-/// its name in the signature, so it took this one for an argument.
-#[diagnostic::on_unimplemented(
-    message = "a `RequestContext` parameter must be written `RequestContext<..>` in the signature, not through a type alias",
-    label = "write `{Self}` here",
-    note = "#[tool] recognizes the request context by its name; behind an alias it would be taken for a JSON argument"
-)]
-pub trait ContextSpelledOut {}
-
-/// Chooses how a parameter is read, once per parameter (autoref specialization): a
-/// `RequestContext` the macro did not recognize is an error that says how to write it.
-pub struct ArgProbe<T>(std::marker::PhantomData<fn() -> T>);
-
-impl<T> ArgProbe<T> {
-    /// A probe for `T`.
-    pub fn new() -> Self {
-        Self(std::marker::PhantomData)
-    }
-}
-
-/// The context path (preferred: implemented on `&&ArgProbe<RequestContext<S>>`).
-pub trait ProbeContextArg<T> {
-    /// Always an error: see [`ContextSpelledOut`].
-    fn arg(
-        self,
-        schema: &mut crate::server::ArgsSchema,
-        name: &str,
-        spec: crate::server::ArgSpec,
-        nullable: bool,
-    ) -> ArgDecoder<T>
-    where
-        T: ContextSpelledOut;
-}
-
-impl<S> ProbeContextArg<crate::lowlevel::RequestContext<S>>
-    for &&ArgProbe<crate::lowlevel::RequestContext<S>>
-{
-    fn arg(
-        self,
-        _: &mut crate::server::ArgsSchema,
-        _: &str,
-        _: crate::server::ArgSpec,
-        _: bool,
-    ) -> ArgDecoder<crate::lowlevel::RequestContext<S>>
-    where
-        crate::lowlevel::RequestContext<S>: ContextSpelledOut,
-    {
-        unreachable!("`ContextSpelledOut` has no implementation")
-    }
-}
-
-/// The argument path: any type that is `Deserialize + JsonSchema`.
-pub trait ProbeArg<T> {
-    /// Adds the argument to the schema and returns its decoder.
-    fn arg(
-        self,
-        schema: &mut crate::server::ArgsSchema,
-        name: &str,
-        spec: crate::server::ArgSpec,
-        nullable: bool,
-    ) -> ArgDecoder<T>
-    where
-        T: ToolArgument;
-}
-
-impl<T> ProbeArg<T> for &ArgProbe<T> {
-    fn arg(
-        self,
-        schema: &mut crate::server::ArgsSchema,
-        name: &str,
-        spec: crate::server::ArgSpec,
-        nullable: bool,
-    ) -> ArgDecoder<T>
-    where
-        T: ToolArgument,
-    {
-        arg(schema, name, spec, nullable)
-    }
-}
-
 /// Adds parameter `name` to the schema (as `T`, or as `Option<T>` when `nullable`: an
 /// `Option` parameter accepts `null`, though its listed form is the plain `T`) and returns its
 /// decoder.
-pub fn arg<T: ToolArgument>(
+pub fn arg<T: DeserializeOwned + schemars::JsonSchema>(
     schema: &mut crate::server::ArgsSchema,
     name: &str,
     spec: crate::server::ArgSpec,
@@ -222,6 +64,17 @@ pub fn arg<T: ToolArgument>(
 }
 
 impl<T> ArgDecoder<T> {
+    /// A decoder that refuses every value (for a type that is not an argument).
+    pub(crate) fn refusing() -> Self {
+        Self {
+            decode: |_| {
+                Err(serde::de::Error::custom(
+                    "this parameter is not an argument",
+                ))
+            },
+        }
+    }
+
     fn decode(&self, name: &str, value: Value) -> Result<T, ErrorRoute> {
         (self.decode)(value)
             .map_err(|e| ErrorRoute::Argument(format!("{name}: {}", echo_capped(&e.to_string()))))

@@ -106,7 +106,7 @@ pub(crate) fn check(cx: &Ctxt, ty: &Type, attrs: &ArgAttrs) -> Vec<(Span, &'stat
             ),
             Kind::Unknown => bounds.push((
                 range.span,
-                if range.float { "Float" } else { "Number" },
+                if range.float { "FloatArgument" } else { "NumberArgument" },
             )),
         }
     }
@@ -122,7 +122,7 @@ pub(crate) fn check(cx: &Ctxt, ty: &Type, attrs: &ArgAttrs) -> Vec<(Span, &'stat
                 length.span,
                 format!("`length` applies to text and lists; `{name}` is neither"),
             ),
-            Kind::Unknown => bounds.push((length.span, "TextOrList")),
+            Kind::Unknown => bounds.push((length.span, "TextOrListArgument")),
         }
     }
     if let Some(pattern) = &attrs.pattern {
@@ -136,7 +136,7 @@ pub(crate) fn check(cx: &Ctxt, ty: &Type, attrs: &ArgAttrs) -> Vec<(Span, &'stat
                 pattern,
                 format!("`pattern` applies to text; `{name}` is not text"),
             ),
-            Kind::Unknown => bounds.push((pattern.span(), "Text")),
+            Kind::Unknown => bounds.push((pattern.span(), "TextArgument")),
         }
     }
     if let Some(default) = &attrs.default {

@@ -77,7 +77,10 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 }) || matches!(schema_ty, syn::Type::Array(_));
                 // A type the macro cannot read (an alias) gets both keywords: each applies only
                 // to its own JSON type.
-                let unknown = arg.checks.iter().any(|(_, marker)| *marker == "TextOrList");
+                let unknown = arg
+                    .checks
+                    .iter()
+                    .any(|(_, marker)| *marker == "TextOrListArgument");
                 let mut constraints: Vec<(String, String)> = Vec::new();
                 for (k, v) in &arg.attrs.constraints {
                     let items = match *k {
@@ -113,11 +116,12 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 for (key_span, marker) in &arg.checks {
                     let marker = syn::Ident::new(marker, *key_span);
                     schema_args.push(quote_spanned!(*key_span=>
-                        let _: () = <#schema_ty as ::mcp::__private::#marker>::FITS;
+                        let _: () = <#schema_ty as ::mcp::server::checks::#marker>::FITS;
                     ));
                 }
                 schema_args.push(quote_spanned!(span=>
-                    let #decoder = (&&::mcp::__private::ArgProbe::<#schema_ty>::new()).arg(&mut __schema, #wire, ::mcp::server::ArgSpec {
+                    (&&::mcp::server::checks::ArgProbe::<#schema_ty>::new()).context_check();
+                    let #decoder = <#schema_ty as ::mcp::server::checks::ToolArgument>::declare(&mut __schema, #wire, ::mcp::server::ArgSpec {
                         description: #description,
                         optional: #optional,
                         default: #default,
@@ -182,7 +186,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 }),
                 quote!(#ok),
                 {
-                    let call = quote_spanned!(err_span=> (&&&#probe::<#err_ty>::new()).route());
+                    let call = quote_spanned!(err_span=> (&&&#probe::<#err_ty>::new()).route(<#err_ty as ::mcp::server::output::ToolFailure>::logged()));
                     quote!(
                         let __route: ::mcp::server::output::Route<#err_ty> = {
                             #[allow(unused_imports)]
@@ -255,7 +259,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         #route
         let mut __schema = ::mcp::server::ArgsSchema::new();
         #[allow(unused_imports)]
-        use ::mcp::__private::{ProbeArg as _, ProbeContextArg as _};
+        use ::mcp::server::checks::{ProbeArg as _, ProbeContextArg as _};
         #(#schema_args)*
         let __handler: ::mcp::server::ToolHandler<#state> = ::std::sync::Arc::new(
             move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::mcp::types::JsonObject| {

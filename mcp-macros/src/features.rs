@@ -150,11 +150,58 @@ pub(crate) enum Callee<'a> {
     /// A free function, called by name.
     Free,
     /// A method of the `#[tools]` impl of `self_ty`: `__this.f(..)` when it takes `&self`,
-    /// `<Type>::f(..)` otherwise.
-    Method(&'a Type),
+    /// `<Type>::f(..)` otherwise; `methods` are the block's `&self` methods a completer may
+    /// name as `Self::f`.
+    Method(&'a Type, &'a [SelfMethod]),
 }
 
-fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<(syn::ItemFn, Parsed), TokenStream> {
+/// A `&self` method of a `#[tools]` impl, as a `complete = Self::f` completer sees it.
+pub(crate) struct SelfMethod {
+    pub(crate) name: syn::Ident,
+    pub(crate) is_async: bool,
+    /// Its argument is `&str` (the value typed so far) rather than a `CompletionRequest`.
+    pub(crate) takes_text: bool,
+    /// The state a `CompletionRequest<S>` argument names (`()` without `<S>`).
+    pub(crate) request_state: Option<TokenStream>,
+}
+
+impl SelfMethod {
+    /// The block's methods that take `&self` and one more parameter.
+    pub(crate) fn of(item: &syn::ItemImpl) -> Vec<Self> {
+        item.items
+            .iter()
+            .filter_map(|i| match i {
+                syn::ImplItem::Fn(f) => Some(&f.sig),
+                _ => None,
+            })
+            .filter(|sig| matches!(sig.inputs.first(), Some(FnArg::Receiver(_))) && sig.inputs.len() == 2)
+            .map(|sig| {
+                let arg = match sig.inputs.iter().nth(1) {
+                    Some(FnArg::Typed(pt)) => Some(&*pt.ty),
+                    _ => None,
+                };
+                let request_state = arg.and_then(last_segment).and_then(|seg| {
+                    (seg.ident == "CompletionRequest").then(|| match generic_args(seg).first() {
+                        Some(ty) => quote!(#ty),
+                        None => quote!(()),
+                    })
+                });
+                Self {
+                    name: sig.ident.clone(),
+                    is_async: sig.asyncness.is_some(),
+                    takes_text: matches!(arg, Some(Type::Reference(_))),
+                    request_state,
+                }
+            })
+            .collect()
+    }
+}
+
+fn parse_fn(
+    cx: &Ctxt,
+    input: TokenStream,
+    what: &str,
+) -> Result<(syn::ItemFn, Parsed), TokenStream> {
     let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
@@ -167,6 +214,17 @@ fn parse_fn(cx: &Ctxt, input: TokenStream, what: &str) -> Result<(syn::ItemFn, P
             return Err(out);
         }
     };
+    if let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first().cloned() {
+        // A method in a plain impl block: say what is missing and leave the method as it is.
+        strip_arg_attrs(&mut item.sig);
+        let mut out = syn::Error::new_spanned(
+            &r,
+            format!("#[{what}] on a method needs #[tools] on its impl block"),
+        )
+        .to_compile_error();
+        quote::ToTokens::to_tokens(&item, &mut out);
+        return Err(out);
+    }
     let parsed = parse_sig(cx, &mut item.sig, &item.attrs, what, false);
     Ok((item, parsed))
 }
@@ -314,8 +372,8 @@ fn invoke(parsed: &Parsed, callee: &Callee<'_>, args: &[TokenStream]) -> TokenSt
     let ident = &parsed.sig.ident;
     let path = match callee {
         Callee::Free => quote!(#ident),
-        Callee::Method(_) if parsed.receiver => quote!(__this.#ident),
-        Callee::Method(ty) => quote!(<#ty>::#ident),
+        Callee::Method(..) if parsed.receiver => quote!(__this.#ident),
+        Callee::Method(ty, _) => quote!(<#ty>::#ident),
     };
     if parsed.sig.asyncness.is_some() {
         quote!(#path(#(#args),*).await)
@@ -333,15 +391,58 @@ fn capture(parsed: &Parsed) -> TokenStream {
     }
 }
 
-fn completers(params: &[Param]) -> Vec<TokenStream> {
+fn completers(params: &[Param], callee: &Callee<'_>, state: &TokenStream) -> Vec<TokenStream> {
     params
         .iter()
         .filter_map(|p| {
             let f = p.attrs.complete.as_ref()?;
             let wire = &p.wire;
+            if let Some(bound) = self_completer(f, callee, state) {
+                return Some(quote_spanned!(f.span()=> .complete(#wire, #bound)));
+            }
             Some(quote_spanned!(f.span()=> .complete(#wire, #f)))
         })
         .collect()
+}
+
+/// `complete = Self::f` naming a `&self` method of the `#[tools]` impl: a closure holding a
+/// clone of the shared value that calls it (with the typed value or the whole request, plain or
+/// `async`, as its signature says).
+fn self_completer(f: &syn::Expr, callee: &Callee<'_>, state: &TokenStream) -> Option<TokenStream> {
+    let Callee::Method(ty, methods) = callee else {
+        return None;
+    };
+    let syn::Expr::Path(path) = f else {
+        return None;
+    };
+    let segments: Vec<_> = path.path.segments.iter().collect();
+    let [first, name] = segments.as_slice() else {
+        return None;
+    };
+    if first.ident != "Self" {
+        return None;
+    }
+    let method = methods.iter().find(|m| m.name == name.ident)?;
+    let ident = &method.name;
+    let request = quote!(::mcp::server::CompletionRequest<#state>);
+    let call = match (method.is_async, method.takes_text) {
+        (false, true) => quote!(move |__value: &str| -> ::std::vec::Vec<::std::string::String> {
+            <#ty>::#ident(&__this, __value)
+        }),
+        (false, false) => quote!(move |__request: #request| <#ty>::#ident(&__this, __request)),
+        (true, true) => quote!(move |__request: #request| {
+            let __this = ::std::clone::Clone::clone(&__this);
+            async move { <#ty>::#ident(&__this, &__request.value).await }
+        }),
+        (true, false) => quote!(move |__request: #request| {
+            let __this = ::std::clone::Clone::clone(&__this);
+            async move { <#ty>::#ident(&__this, __request).await }
+        }),
+    };
+    Some(quote!({
+        let __this = ::std::clone::Clone::clone(&__this);
+        #call
+    }))
 }
 
 struct ResourceArgs {
@@ -390,7 +491,7 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
     let (impl_generics, state) = state_of(&parsed.context);
     let body = resource_def(&cx, &parsed, args, &Callee::Free, &state);
     let out = unit_struct(&item, "resource");
-    let handle = crate::handle_ident(&item.sig.ident, "resource");
+    let handle = crate::handle_path(&item.sig.ident, "resource");
     registration(cx, out, (impl_generics, state), &handle, "Resource", body)
 }
 
@@ -487,11 +588,11 @@ pub(crate) fn resource_def(
             }
             builders.extend(icons_and_meta(&resource.keys));
             builders.extend(scopes(&resource.keys));
-            builders.extend(completers(params));
+            builders.extend(completers(params, callee, state));
             let ret_span = return_span(&parsed.sig);
             let convert = quote_spanned!(ret_span=> ::mcp::server::IntoReadResult::into_read_result(__ret, &__uri, #mime_tokens));
             quote!({
-                let __handler: ::mcp::server::ResourceHandler<#state> = ::std::sync::Arc::new(
+                let __handler: ::mcp::server::ResourceHandler<#state> = { #capture ::std::sync::Arc::new(
                     move |__ctx: ::mcp::lowlevel::RequestContext<#state>, __uri: ::std::string::String, mut __vars: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
                         #capture
                         ::std::boxed::Box::pin(async move {
@@ -501,7 +602,7 @@ pub(crate) fn resource_def(
                             #convert
                         })
                     },
-                );
+                ) };
                 ::mcp::__private::resource_def::<#state>(#uri, #name, __handler) #(#builders)*
             })
         }
@@ -514,7 +615,7 @@ fn registration(
     cx: Ctxt,
     out: TokenStream,
     (impl_generics, state): (TokenStream, TokenStream),
-    handle: &syn::Ident,
+    handle: &TokenStream,
     kind: &str,
     body: TokenStream,
 ) -> TokenStream {
@@ -525,13 +626,12 @@ fn registration(
     quote! {
         #errors
         #out
-        const _: () = {
-            impl #impl_generics ::mcp::server::#trait_name<#state> for #handle {
-                fn #method(self) -> ::mcp::server::#def<#state> {
-                    #body
-                }
+        #[diagnostic::do_not_recommend]
+        impl #impl_generics ::mcp::server::#trait_name<#state> for #handle {
+            fn #method(self) -> ::mcp::server::#def<#state> {
+                #body
             }
-        };
+        }
     }
 }
 
@@ -552,7 +652,7 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
     let (impl_generics, state) = state_of(&parsed.context);
     let body = prompt_def(&cx, &parsed, args, &Callee::Free, &state);
     let out = unit_struct(&item, "prompt");
-    let handle = crate::handle_ident(&item.sig.ident, "prompt");
+    let handle = crate::handle_path(&item.sig.ident, "prompt");
     registration(cx, out, (impl_generics, state), &handle, "Prompt", body)
 }
 
@@ -600,7 +700,12 @@ pub(crate) fn prompt_def(
         let call = invoke(parsed, callee, &args);
         let capture = capture(parsed);
         let mut builders = Vec::new();
-        if let Some(d) = keys.description.as_ref().map(|d| Doc::Text(d.value())).or_else(|| docs.clone()) {
+        if let Some(d) = keys
+            .description
+            .as_ref()
+            .map(|d| Doc::Text(d.value()))
+            .or_else(|| docs.clone())
+        {
             builders.push(quote!(.description(#d)));
         }
         if let Some(t) = &keys.title {
@@ -617,12 +722,12 @@ pub(crate) fn prompt_def(
             };
             builders.push(quote!(.argument(#wire, #description, #required)));
         }
-        builders.extend(completers(params));
+        builders.extend(completers(params, callee, state));
         let ret_span = return_span(&parsed.sig);
         let convert =
             quote_spanned!(ret_span=> ::mcp::server::IntoPromptResult::into_prompt_result(__ret));
         quote!({
-            let __handler: ::mcp::server::PromptHandler<#state> = ::std::sync::Arc::new(
+            let __handler: ::mcp::server::PromptHandler<#state> = { #capture ::std::sync::Arc::new(
                 move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
                     #capture
                     ::std::boxed::Box::pin(async move {
@@ -632,7 +737,7 @@ pub(crate) fn prompt_def(
                         #convert
                     })
                 },
-            );
+            ) };
             ::mcp::server::PromptDef::<#state>::with_handler(#name, __handler) #(#builders)*
         })
     }

@@ -6,8 +6,8 @@
 #![warn(missing_docs)]
 
 mod ast;
-mod constraints;
 mod attrs;
+mod constraints;
 mod ctxt;
 mod docs;
 mod expand;
@@ -30,7 +30,25 @@ use crate::expand::{state_generics, state_type, tool_def, Target};
 /// runs. See the `mcp` crate documentation for the keys of `#[tool(...)]` and `#[arg(...)]`.
 ///
 /// On a free function `search_books`, the function stays as written and a unit struct
-/// `SearchBooksTool` is generated for `McpServer::tool(SearchBooksTool)`.
+/// `SearchBooksTool` is generated for `McpServer::tool(SearchBooksTool)` (declared in a module
+/// `search_books_tool` and imported with a glob, with the function's visibility). A type of your
+/// own with the same name hides it: registering yours then fails with a note to rename it.
+///
+/// What the macro checks while compiling, each mistake one error on the token at fault:
+///
+/// - the description: a doc comment, `#[doc = include_str!("search.md")]` or `concat!(..)`
+///   (used as the text it expands to), or `#[tool(description = "...")]`;
+/// - `#[arg(range(..))]` only on numbers (whole-number bounds on integers), `length(..)` only on
+///   text and lists, `pattern = ".."` only on text and a valid regular expression, a literal
+///   `default` inside its own `range`/`length`; on a type alias or a type of your own, the
+///   compiler checks the same through a bound at the key;
+/// - no two parameters with the same argument name (after `rename`); arguments are owned
+///   (`String`, `Option<String>`, not `&str` or `Option<&str>`);
+/// - the context is recognized by its name, so write `RequestContext<S>` (not an alias of it)
+///   and a fallible tool returns `Result<T, E>` spelled out (`io::Result<T>` and other
+///   one-argument `Result` aliases are fine); an alias of either is an error that says so.
+///
+/// `#[tool]` on a method (`&self`) needs `#[tools]` on its impl block.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_free_tool(args.into(), input.into()).into()
@@ -39,7 +57,9 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// Turns a function into a resource (`#[resource("books://{id}")]`): a fixed URI is listed in
 /// `resources/list`, a template in `resources/templates/list`, and each template variable is
 /// bound to the parameter of the same name (parsed from text). Returning `None` (or an
-/// `Option`) answers "resource not found".
+/// `Option`) answers "resource not found". The handle `CatalogResource` of `fn catalog` is
+/// generated as for `#[tool]`; the description may come from `#[doc = include_str!(..)]`. As a
+/// `&self` method, it belongs in a `#[tools]` impl block.
 ///
 /// Keys after the URI: `name`, `title`, `description` (default: the doc comment), `mime_type`,
 /// `icon` (once per icon), `meta` (a JSON object) and `scopes`:
@@ -48,13 +68,24 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// #[resource("shop://logo", mime_type = "image/png", icon = "https://example.com/logo.png",
 ///            meta = r#"{"vendor/kind": "image"}"#, scopes = ["shop:read"])]
 /// ```
+///
+/// A variable's parameter takes `#[arg(rename = "..")]` (the variable's name) and
+/// `#[arg(complete = f)]` (see `#[prompt]`):
+///
+/// ```text
+/// #[resource("books://{author}/{title}")]
+/// async fn book(#[arg(complete = authors)] author: String,
+///               #[arg(complete = titles_by)] title: String) -> Option<String>
+/// ```
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     features::expand_resource(args.into(), input.into()).into()
 }
 
 /// Turns a function into a prompt: its text parameters (`String`, or `Option<String>` for an
-/// optional one) are the prompt's arguments, its doc comments their descriptions.
+/// optional one) are the prompt's arguments, its doc comments their descriptions. The handle
+/// `SummarizePrompt` of `fn summarize` is generated as for `#[tool]`; as a `&self` method, it
+/// belongs in a `#[tools]` impl block.
 ///
 /// Keys: `name`, `title`, `description` (default: the doc comment), `icon` (once per icon),
 /// `meta` (a JSON object) and `scopes`:
@@ -62,6 +93,27 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// ```text
 /// #[prompt(title = "Review", icon = "https://example.com/review.png",
 ///          meta = r#"{"vendor/audience": "editors"}"#)]
+/// ```
+///
+/// A parameter takes `#[arg(description = "..")]` (default: its doc comment),
+/// `#[arg(rename = "..")]` (the argument's name) and `#[arg(complete = f)]`, which names the
+/// function that suggests values for `completion/complete`: `fn(&str) -> Vec<String>` (the
+/// text typed so far), or a function, plain or `async`, taking `mcp::server::CompletionRequest<S>`
+/// (also the other arguments already filled in, and `state()`; `S` is the prompt's state, so a
+/// completer reading a `Shop` needs a prompt with a `State<Shop>` or `RequestContext<Shop>`
+/// parameter). At most 100 values are sent.
+///
+/// ```text
+/// fn authors(typed: &str) -> Vec<String> { .. }
+/// async fn titles_by(req: CompletionRequest<Shop>) -> Vec<String> {
+///     let author = req.arguments.get("author");   // filled in already, if the client says so
+///     req.state().titles(author, &req.value)
+/// }
+///
+/// #[prompt]
+/// async fn review(shop: State<Shop>,
+///                 #[arg(complete = authors)] author: String,
+///                 #[arg(complete = titles_by, description = "The book.")] title: String) -> String
 /// ```
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -113,19 +165,20 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     };
     let errors = cx.into_compile_errors();
     let handle = handle_struct(&item.vis, ident, "tool");
-    let handle_ident = handle_ident(ident, "tool");
+    let handle_path = handle_path(ident, "tool");
     quote! {
         #errors
         #item
         #handle
 
-        const _: () = {
-            impl #impl_generics ::mcp::server::IntoTool<#state_ty> for #handle_ident {
-                fn into_tool(self) -> ::mcp::server::ToolDef<#state_ty> {
-                    #body
-                }
+        // A bare impl (not in `const _`): in an impl block, where #[tool] on an associated
+        // function does not belong, it is dropped with the handle, so nothing else fails.
+        #[diagnostic::do_not_recommend]
+        impl #impl_generics ::mcp::server::IntoTool<#state_ty> for #handle_path {
+            fn into_tool(self) -> ::mcp::server::ToolDef<#state_ty> {
+                #body
             }
-        };
+        }
     }
 }
 
@@ -155,13 +208,65 @@ pub(crate) fn handle_ident(ident: &syn::Ident, what: &str) -> syn::Ident {
 
 /// The unit struct that stands for a function registered with the server (the function itself
 /// stays an ordinary function).
+///
+/// It is declared in a module of its own (`add_tool`) and glob-imported, so a type of the user's with the same
+/// name silently shadows it instead of clashing; registering that type then fails with the
+/// `IntoTool` message, which says to rename it. The `impl IntoTool` names it by
+/// [`handle_path`].
 pub(crate) fn handle_struct(vis: &syn::Visibility, ident: &syn::Ident, what: &str) -> TokenStream2 {
     let handle = handle_ident(ident, what);
+    let module = handle_module(ident, what);
     let doc = format!("The {what} [`{ident}`], to register with the server: `.{what}({handle})`.");
+    let inner_vis = vis_in_child_module(vis);
     quote! {
-        #[doc = #doc]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #handle;
+        mod #module {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, Default)]
+            #inner_vis struct #handle;
+        }
+        #[allow(unused_imports)]
+        #vis use #module::*;
+    }
+}
+
+/// `add` -> `add_tool`: the module that holds the handle. Compiler messages name the handle
+/// by it (`add_tool::AddTool`), so it reads like the handle, not like generated code.
+fn handle_module(ident: &syn::Ident, what: &str) -> syn::Ident {
+    let name = ident.to_string();
+    let name = name.trim_start_matches("r#");
+    syn::Ident::new(&format!("{name}_{what}"), ident.span())
+}
+
+/// The path of the handle struct [`handle_struct`] declares, for its trait impls.
+pub(crate) fn handle_path(ident: &syn::Ident, what: &str) -> TokenStream2 {
+    let module = handle_module(ident, what);
+    let handle = handle_ident(ident, what);
+    quote!(#module::#handle)
+}
+
+/// The visibility that, on an item of a child module, reaches as far as `vis` does here.
+fn vis_in_child_module(vis: &syn::Visibility) -> TokenStream2 {
+    match vis {
+        syn::Visibility::Public(_) => quote!(#vis),
+        syn::Visibility::Inherited => quote!(pub(super)),
+        syn::Visibility::Restricted(r) => {
+            let path = &*r.path;
+            let first = path.segments.first().map(|s| s.ident.to_string());
+            match first.as_deref() {
+                Some("crate") if path.segments.len() == 1 => quote!(#vis),
+                _ if path.leading_colon.is_some() => quote!(#vis),
+                Some("crate") => quote!(#vis),
+                Some("self") => {
+                    let rest = path.segments.iter().skip(1);
+                    if path.segments.len() == 1 {
+                        quote!(pub(super))
+                    } else {
+                        quote!(pub(in super #(::#rest)*))
+                    }
+                }
+                _ => quote!(pub(in super::#path)),
+            }
+        }
     }
 }
 
@@ -283,6 +388,13 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
             });
             (ty, parsed.span())
         }));
+    // A `&self` completer taking `CompletionRequest<S>` serves the same state.
+    let self_methods = features::SelfMethod::of(&item);
+    let states = states.chain(
+        self_methods
+            .iter()
+            .map(|m| (m.request_state.clone(), m.name.span())),
+    );
     for (s, span) in states {
         if let Some(s) = s {
             match &state {
@@ -295,7 +407,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         }
     }
     let (impl_generics, state_ty) = state_generics(state);
-    let callee = features::Callee::Method(&self_ty);
+    let callee = features::Callee::Method(&self_ty, &self_methods);
     let mut resources = Vec::new();
     let mut prompts = Vec::new();
     for (kind, parsed, args) in others {

@@ -267,6 +267,24 @@ impl Client {
         self.request_typed("completion/complete", params).await
     }
 
+    /// [`complete`](Self::complete) with the arguments the user filled in already
+    /// (`context.arguments`), for completers that narrow their suggestions by them (the
+    /// authors' books once `author` is chosen).
+    pub async fn complete_with_context(
+        &self,
+        reference: CompletionReference,
+        name: &str,
+        value: &str,
+        arguments: &std::collections::BTreeMap<String, String>,
+    ) -> Result<CompleteResult, McpError> {
+        let params = json!({
+            "ref": reference,
+            "argument": { "name": name, "value": value },
+            "context": { "arguments": arguments },
+        });
+        self.request_typed("completion/complete", params).await
+    }
+
     /// `logging/setLevel` (2025).
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<EmptyResult, McpError> {
         self.request_typed("logging/setLevel", json!({ "level": level }))

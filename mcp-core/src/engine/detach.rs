@@ -8,29 +8,29 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::unwind::CatchUnwind;
-use crate::lowlevel::CancelSignal;
+use crate::lowlevel::CallInfo;
 
 /// Runs a request's handler chain. Dropped before it finished (the request was cancelled), it
-/// fires the request's [`CancelSignal`]; when the handler watches it (`ctx.cancelled()`,
+/// fires the request's cancellation signal; when the handler watches it (`ctx.cancelled()`,
 /// `ctx.is_cancelled()`), the handler goes on in a task of its own for at most `grace` and its
 /// answer is discarded; otherwise it is dropped at once.
-pub(crate) struct Detach<T: Send + 'static> {
+pub(crate) struct Detach<T: Send + 'static, S: Send + Sync + 'static> {
     inner: Option<CatchUnwind<T>>,
-    cancel: Arc<CancelSignal>,
+    info: Arc<CallInfo<S>>,
     grace: Duration,
 }
 
-impl<T: Send + 'static> Detach<T> {
-    pub(crate) fn new(inner: CatchUnwind<T>, cancel: Arc<CancelSignal>, grace: Duration) -> Self {
+impl<T: Send + 'static, S: Send + Sync + 'static> Detach<T, S> {
+    pub(crate) fn new(inner: CatchUnwind<T>, info: Arc<CallInfo<S>>, grace: Duration) -> Self {
         Self {
             inner: Some(inner),
-            cancel,
+            info,
             grace,
         }
     }
 }
 
-impl<T: Send + 'static> Future for Detach<T> {
+impl<T: Send + 'static, S: Send + Sync + 'static> Future for Detach<T, S> {
     type Output = Result<T, String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -45,13 +45,13 @@ impl<T: Send + 'static> Future for Detach<T> {
     }
 }
 
-impl<T: Send + 'static> Drop for Detach<T> {
+impl<T: Send + 'static, S: Send + Sync + 'static> Drop for Detach<T, S> {
     fn drop(&mut self) {
         let Some(handler) = self.inner.take() else {
             return;
         };
-        self.cancel.fire();
-        if !self.cancel.is_watched() {
+        self.info.cancel.fire();
+        if !self.info.cancel.is_watched() {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {

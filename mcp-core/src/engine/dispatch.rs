@@ -52,7 +52,7 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     };
     let grace = origin.server.server.options.shutdown_grace;
     let handler = CatchUnwind::new(next(0).run(msg));
-    let outcome = Detach::new(handler, info.cancel.clone(), grace).await;
+    let outcome = Detach::new(handler, info.clone(), grace).await;
     match outcome {
         Ok(Ok(mut value)) => {
             if info.era == Era::Modern {

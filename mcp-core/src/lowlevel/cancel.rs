@@ -84,9 +84,9 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// }
     /// ```
     pub fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {
-        let signal = self.info.cancel.clone();
-        signal.watch();
-        async move { signal.wait().await }
+        let info = self.info.clone();
+        info.cancel.watch();
+        async move { info.cancel.wait().await }
     }
 
     /// True once this request was cancelled (see [`cancelled`](Self::cancelled), whose grace

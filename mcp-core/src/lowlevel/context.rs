@@ -37,7 +37,7 @@ pub(crate) struct CallInfo<S> {
     /// A result field the handler supplied already encoded (see `RequestContext::splice`).
     pub(crate) spliced: std::sync::OnceLock<(&'static str, Arc<serde_json::value::RawValue>)>,
     /// Fired when the request is cancelled (see `RequestContext::cancelled`).
-    pub(crate) cancel: Arc<super::cancel::CancelSignal>,
+    pub(crate) cancel: super::cancel::CancelSignal,
     /// The last progress value sent (notifications must increase).
     pub(crate) last_progress: std::sync::Mutex<Option<f64>>,
 }

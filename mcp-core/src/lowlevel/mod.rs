@@ -20,7 +20,6 @@ mod session;
 mod slots;
 
 pub use cache::{CacheHint, CacheScope, CACHEABLE_METHODS};
-pub(crate) use cancel::CancelSignal;
 pub(crate) use context::CallInfo;
 pub use context::{NotificationContext, RequestContext};
 pub(crate) use handler::erase_request;
@@ -31,9 +30,9 @@ pub use http_request::HttpRequest;
 pub(crate) use http_request::HttpRequest;
 pub use middleware::{Incoming, Middleware, Next};
 pub use params::Params;
-pub use progress::{Progress, ProgressValue};
 #[cfg(feature = "http")]
 pub(crate) use params::{peek, Peeked};
+pub use progress::{Progress, ProgressValue};
 pub(crate) use server::SessionHook;
 pub use server::{ParamHeaders, Server, ServerOptions, RESERVED_INITIALIZE};
 pub use session::Session;

@@ -56,6 +56,10 @@ pub struct ServerOptions {
     /// How long a byte-stream connection waits, once its input ended (end of stdin), for the
     /// requests still running; those still running then are cancelled (they get no answer) and
     /// the connection ends. Default 10 seconds.
+    ///
+    /// On every transport, also how long a cancelled handler that watches its cancellation
+    /// ([`RequestContext::cancelled`](super::RequestContext::cancelled)) may go on to clean up
+    /// before it is dropped.
     pub shutdown_grace: std::time::Duration,
 }
 

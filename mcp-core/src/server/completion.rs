@@ -43,11 +43,7 @@ pub const MAX_COMPLETIONS: usize = 100;
 /// .argument("title", None, true)
 /// .complete("title", titles);
 /// let shop = Shop { titles: vec![("Herbert", "Dune"), ("Austen", "Emma")] };
-/// let server = McpServer::with_lifespan("shop", move || {
-///     let shop = Shop { titles: shop.titles.clone() };
-///     async move { Ok(shop) }
-/// })
-/// .prompt(review);
+/// let server = McpServer::with_state("shop", shop).prompt(review);
 /// ```
 #[non_exhaustive]
 pub struct CompletionRequest<S = ()> {
@@ -81,8 +77,8 @@ impl<S> fmt::Debug for CompletionRequest<S> {
 
 type CompleteFn<S> = dyn Fn(CompletionRequest<S>) -> BoxFuture<Vec<String>> + Send + Sync;
 
-/// A completer as a prompt or resource keeps it (any [`IntoCompleter`], erased). Cheap to
-/// clone.
+/// A completer as a prompt or resource keeps it: any [`IntoCompleter`], erased (what
+/// [`IntoCompleter::into_completer`] makes). Cheap to clone.
 pub struct Completer<S = ()>(Arc<CompleteFn<S>>);
 
 impl<S> Clone for Completer<S> {
@@ -163,9 +159,6 @@ pub mod shape {
     /// `async fn(CompletionRequest<S>) -> Vec<String>`.
     #[derive(Debug)]
     pub struct Async;
-    /// An already erased [`Completer`](super::Completer).
-    #[derive(Debug)]
-    pub struct Erased;
 }
 
 impl<S, F> IntoCompleter<S, shape::Typed> for F
@@ -202,11 +195,5 @@ where
 {
     fn into_completer(self) -> Completer<S> {
         Completer(Arc::new(move |req| Box::pin(self(req))))
-    }
-}
-
-impl<S: Send + Sync + 'static> IntoCompleter<S, shape::Erased> for Completer<S> {
-    fn into_completer(self) -> Completer<S> {
-        self
     }
 }

@@ -155,10 +155,7 @@ async fn complete<S: Send + Sync + 'static>(
                 .complete(CompletionRequest {
                     argument: params.argument.name,
                     value: params.argument.value,
-                    arguments: params
-                        .context
-                        .and_then(|c| c.arguments)
-                        .unwrap_or_default(),
+                    arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
                     ctx,
                 })
                 .await

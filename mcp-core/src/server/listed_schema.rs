@@ -197,6 +197,23 @@ fn collect_refs(schema: &mut Value, into: &mut BTreeSet<String>) {
     each_subschema(map, &mut |s| collect_refs(s, into));
 }
 
+/// Moves the root of `schema` to `base` (a JSON pointer fragment such as
+/// `#/properties/result`): references to the root itself, or into it other than `$defs`
+/// (which stay at the root), are rewritten to point under `base`.
+pub(crate) fn rebase_root_refs(schema: &mut Value, base: &str) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if let Some(Value::String(reference)) = map.get_mut("$ref") {
+        if let Some(rest) = reference.strip_prefix('#') {
+            if rest.is_empty() || (rest.starts_with('/') && !rest.starts_with("/$defs/")) {
+                *reference = format!("{base}{rest}");
+            }
+        }
+    }
+    each_subschema(map, &mut |s| rebase_root_refs(s, base));
+}
+
 /// Replaces every `$ref` to the root's `$defs` by the definition it names, so the schema reads
 /// without following references. A type that contains itself (directly or through others)
 /// cannot be written out in full: references to it stay, and `$defs` keeps just those

@@ -187,9 +187,35 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// which accept exactly the same values either way.
     ///
     /// ```
-    /// use mcp_core::server::McpServer;
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use mcp_core::client::Client;
+    /// use mcp_core::server::{McpServer, ToolDef};
+    /// use mcp_core::types::CallToolResult;
+    /// use serde_json::json;
     ///
-    /// let server = McpServer::new("flat").inline_schema_refs(true);
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"at": {"$ref": "#/$defs/Point", "description": "Where."}},
+    ///     "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}}
+    /// });
+    /// let mark = ToolDef::from_schema("mark", schema, |_, _| async {
+    ///     Ok(CallToolResult::text("marked"))
+    /// }).unwrap();
+    /// let server = McpServer::new("flat").inline_schema_refs(true).tool(mark);
+    ///
+    /// let client = Client::connect(server).await.unwrap();
+    /// let tools = client.list_tools().await.unwrap().tools;
+    /// assert_eq!(
+    ///     serde_json::Value::Object(tools[0].input_schema.clone()),
+    ///     json!({
+    ///         "type": "object",
+    ///         "properties": {"at": {
+    ///             "type": "object", "properties": {"x": {"type": "number"}}, "description": "Where."
+    ///         }}
+    ///     })
+    /// );
+    /// client.close().await;
+    /// # });
     /// ```
     pub fn inline_schema_refs(self, on: bool) -> Self {
         self.registry.set_inline_refs(on);

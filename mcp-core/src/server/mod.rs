@@ -1,6 +1,8 @@
 //! The high-level server: tools from `#[tool]` functions (or hand-built [`ToolDef`]s), argument
-//! validation against exactly the schema `tools/list` shows, results shaped for the era.
+//! validation against the schema `tools/list` shows (for a `#[tool]`, the same schema with `null`
+//! also accepted for its optional arguments: see [`ArgsSchema`]), results shaped for the era.
 
+pub mod checks;
 mod completion;
 mod features;
 mod listed_schema;

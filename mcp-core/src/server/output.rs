@@ -111,7 +111,7 @@ impl<T> Probe<T> {
 /// the signature, so it needs `Result<..>` written there.
 #[diagnostic::on_unimplemented(
     message = "a tool that returns a `Result` must write `Result<..>` in its signature, not a type alias",
-    label = "write `{Self}` here",
+    label = "write the `Result<T, E>` this alias stands for here",
     note = "#[tool] reads the success and error types of the result from the signature; behind an alias it cannot"
 )]
 pub trait ResultSpelledOut {}
@@ -202,12 +202,12 @@ pub type Route<E> = fn(E) -> ErrorRoute;
 
 /// `ToolError`: the model reads it (preferred).
 pub trait ProbeToolError {
-    /// The route.
-    fn route(self) -> Route<ToolError>;
+    /// The route (`fallback` is for other error types).
+    fn route(self, fallback: Route<ToolError>) -> Route<ToolError>;
 }
 
 impl ProbeToolError for &&&Out<Probe<ToolError>> {
-    fn route(self) -> Route<ToolError> {
+    fn route(self, _: Route<ToolError>) -> Route<ToolError> {
         |e| match e.into_protocol() {
             Ok(carried) => mcp_error_route(carried),
             Err(message) => ErrorRoute::Tool(message),
@@ -217,12 +217,12 @@ impl ProbeToolError for &&&Out<Probe<ToolError>> {
 
 /// `McpError`: a JSON-RPC error (internal failures are logged instead).
 pub trait ProbeMcpError {
-    /// The route.
-    fn route(self) -> Route<McpError>;
+    /// The route (`fallback` is for other error types).
+    fn route(self, fallback: Route<McpError>) -> Route<McpError>;
 }
 
 impl ProbeMcpError for &&Out<Probe<McpError>> {
-    fn route(self) -> Route<McpError> {
+    fn route(self, _: Route<McpError>) -> Route<McpError> {
         mcp_error_route
     }
 }
@@ -242,24 +242,27 @@ fn mcp_error_route(e: McpError) -> ErrorRoute {
     label = "this error type does not implement Display",
     note = "return ToolError (the model reads the message), McpError (a JSON-RPC error), or an error that implements Display (logged; the model reads `Error executing tool <name>`)"
 )]
-pub trait ToolFailure: std::fmt::Display {}
+pub trait ToolFailure: Sized {
+    /// Logged; the model reads `Error executing tool <name>`.
+    fn logged() -> Route<Self>;
+}
 
 #[diagnostic::do_not_recommend]
-impl<E: std::fmt::Display> ToolFailure for E {}
+impl<E: std::fmt::Display> ToolFailure for E {
+    fn logged() -> Route<E> {
+        |e| ErrorRoute::Internal(e.to_string())
+    }
+}
 
-/// Any other error: logged, the model reads `Error executing tool <name>`.
+/// Any other error: the fallback, which the generated code names as
+/// `<E as ToolFailure>::logged`, so an error type without `Display` is one error at the type.
 pub trait ProbeFailure<E> {
     /// The route.
-    fn route(self) -> Route<E>
-    where
-        E: ToolFailure;
+    fn route(self, fallback: Route<E>) -> Route<E>;
 }
 
 impl<E> ProbeFailure<E> for &Out<Probe<E>> {
-    fn route(self) -> Route<E>
-    where
-        E: ToolFailure,
-    {
-        |e| ErrorRoute::Internal(e.to_string())
+    fn route(self, fallback: Route<E>) -> Route<E> {
+        fallback
     }
 }

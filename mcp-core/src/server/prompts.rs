@@ -152,6 +152,13 @@ impl<S> std::fmt::Debug for PromptDef<S> {
 }
 
 /// Something that becomes one prompt: a `#[prompt]` function or a [`PromptDef`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt that a server with state `{S}` can register",
+    label = "not a prompt for `McpServer<{S}>`",
+    note = "`.prompt(..)` takes the handle #[prompt] generates: `.prompt(SummarizePrompt)` for `#[prompt] fn summarize`; #[prompt] methods of a #[tools] impl block are registered by `.tools(..)`",
+    note = "a prompt that takes `RequestContext<T>` or `State<T>` registers only on a server whose state is `T`",
+    note = "a type of your own named like a handle (`SummarizePrompt` next to `#[prompt] fn summarize`) hides the handle: rename your type"
+)]
 pub trait IntoPrompt<S> {
     /// The prompt.
     fn into_prompt(self) -> PromptDef<S>;

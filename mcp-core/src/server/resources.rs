@@ -215,6 +215,13 @@ impl<S> std::fmt::Debug for ResourceDef<S> {
 }
 
 /// Something that becomes one resource: a `#[resource]` function or a [`ResourceDef`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource that a server with state `{S}` can register",
+    label = "not a resource for `McpServer<{S}>`",
+    note = "`.resource(..)` takes the handle #[resource] generates: `.resource(CatalogResource)` for `#[resource(..)] fn catalog`; #[resource] methods of a #[tools] impl block are registered by `.tools(..)`",
+    note = "a resource that takes `RequestContext<T>` or `State<T>` registers only on a server whose state is `T`",
+    note = "a type of your own named like a handle (`CatalogResource` next to `#[resource(..)] fn catalog`) hides the handle: rename your type"
+)]
 pub trait IntoResource<S> {
     /// The resource.
     fn into_resource(self) -> ResourceDef<S>;

@@ -161,8 +161,11 @@ fn schema_is_object(schema: &Value) -> bool {
 }
 
 /// Wraps a non-object output schema as `{"result": <schema>}` (what a 2025 client needs).
+/// `$defs` stay at the root; a reference to the root itself (a recursive type, `"$ref": "#"`)
+/// is rewritten to `#/properties/result`.
 pub fn wrap_output_schema(schema: &Value) -> Value {
     let mut inner = schema.clone();
+    super::listed_schema::rebase_root_refs(&mut inner, "#/properties/result");
     let defs = inner.as_object_mut().and_then(|m| m.remove("$defs"));
     let mut root = serde_json::json!({
         "type": "object",

@@ -34,6 +34,17 @@ pub struct ToolDef<S> {
     pub(crate) scopes: Vec<String>,
 }
 
+impl<S> std::fmt::Debug for ToolDef<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef")
+            .field("name", &self.tool.name)
+            .field("validated", &self.input.is_some())
+            .field("output_checked", &self.output.is_some())
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S> Clone for ToolDef<S> {
     fn clone(&self) -> Self {
         Self {
@@ -49,7 +60,9 @@ impl<S> Clone for ToolDef<S> {
 
 impl<S: Send + Sync + 'static> ToolDef<S> {
     /// A tool whose input schema comes from elsewhere (a file, a database): `tools/list` shows
-    /// `input_schema` exactly as given and every call is validated against it.
+    /// `input_schema` exactly as given (with its `$ref`s inlined if
+    /// [`McpServer::inline_schema_refs`](super::McpServer::inline_schema_refs) is on) and every
+    /// call is validated against it.
     ///
     /// ```
     /// use mcp_core::server::ToolDef;
@@ -206,6 +219,13 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
 }
 
 /// Something that becomes one tool: a `#[tool]` function, or a [`ToolDef`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool that a server with state `{S}` can register",
+    label = "not a tool for `McpServer<{S}>`",
+    note = "`.tool(..)` takes the handle #[tool] generates: `.tool(SearchTool)` for `#[tool] fn search`; the value of a #[tools] impl block goes to `.tools(..)`",
+    note = "a tool that takes `RequestContext<T>` or `State<T>` registers only on a server whose state is `T`",
+    note = "a type of your own named like a handle (`SearchTool` next to `#[tool] fn search`) hides the handle: rename your type"
+)]
 pub trait IntoTool<S> {
     /// The tool.
     fn into_tool(self) -> ToolDef<S>;
@@ -219,6 +239,12 @@ impl<S> IntoTool<S> for ToolDef<S> {
 
 /// Something that becomes several tools (and resources and prompts): a `#[tools]` impl
 /// block's value, given to [`McpServer::tools`](super::McpServer::tools).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a #[tools] impl block's value that a server with state `{S}` can register",
+    label = "`.tools(..)` takes the value of a type with a #[tools] impl block",
+    note = "a single #[tool] function is registered with `.tool(SearchTool)` (its handle), not `.tools(..)`",
+    note = "methods that take `RequestContext<T>` or `State<T>` register only on a server whose state is `T`"
+)]
 pub trait IntoTools<S> {
     /// The tools, resources and prompts, in declaration order.
     fn into_features(self) -> Features<S>;
@@ -269,6 +295,7 @@ pub trait ToolSet<S>: Send + Sync + 'static {
     fn features(this: Arc<Self>) -> Features<S>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<S, T: ToolSet<S>> IntoTools<S> for T {
     fn into_features(self) -> Features<S> {
         T::features(Arc::new(self))

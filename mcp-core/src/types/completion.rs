@@ -25,6 +25,21 @@ pub enum CompletionReference {
     },
 }
 
+impl CompletionReference {
+    /// An argument of prompt `name`.
+    pub fn prompt(name: impl Into<String>) -> Self {
+        Self::Prompt {
+            name: name.into(),
+            title: None,
+        }
+    }
+
+    /// A variable of the resource template (or resource) `uri`.
+    pub fn resource(uri: impl Into<String>) -> Self {
+        Self::Resource { uri: uri.into() }
+    }
+}
+
 /// The argument being completed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompletionArgument {

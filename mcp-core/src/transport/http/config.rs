@@ -6,7 +6,7 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
     /// Accepted `Host` names (without port); empty accepts any. Default: the loopback names
-    /// `localhost`, `127.0.0.1`, `[::1]`. [`serve_http_on`](crate::lowlevel::Server::serve_http_on) bound to a
+    /// `localhost`, `127.0.0.1`, `[::1]`. `serve_http_on` bound to a
     /// non-loopback address empties the default lists (name your hosts to keep the check).
     pub allowed_hosts: Vec<String>,
     /// Accepted `Origin` hosts (without scheme and port); empty accepts any; a request without
@@ -23,7 +23,7 @@ pub struct HttpConfig {
     /// Messages queued for a session's standalone GET stream before senders wait.
     /// Default 256.
     pub session_queue: usize,
-    /// The path [`serve_http`](crate::lowlevel::Server::serve_http) serves at. Default `/mcp`.
+    /// The path `serve_http` serves at. Default `/mcp`.
     pub path: String,
     /// 2025 sessions open at once; an `initialize` beyond it gets 503. Default 10,000.
     pub max_sessions: usize,
@@ -48,15 +48,15 @@ pub struct HttpConfig {
     /// for replay). Default 1 MiB.
     pub stream_buffer_bytes: usize,
     /// A response the client does not read for this long is given up: the body ends and
-    /// (under [`serve_http_on`](crate::lowlevel::Server::serve_http_on)) the connection is closed. A 2025
+    /// (under `serve_http_on`) the connection is closed. A 2025
     /// request goes on and stores its events for a `Last-Event-ID` replay. Default 30 s.
     pub write_timeout: Duration,
-    /// [`serve_http_on`](crate::lowlevel::Server::serve_http_on): how long a client may take to send a request's
+    /// `serve_http_on`: how long a client may take to send a request's
     /// headers, counted from when the server starts waiting for them, which is also how long
     /// an idle keep-alive connection is kept waiting for its next request; then the connection
     /// is closed. Default 30 s.
     pub header_read_timeout: Duration,
-    /// [`serve_http_on`](crate::lowlevel::Server::serve_http_on): connections served at once. At the cap the
+    /// `serve_http_on`: connections served at once. At the cap the
     /// server stops accepting until one closes (new clients wait in the listen backlog).
     /// Default 512 (keep it below the process's open-files limit).
     pub max_connections: usize,

@@ -1,5 +1,5 @@
-//! The accept loop of [`serve_http_on`](crate::lowlevel::Server::serve_http_on): hyper's HTTP/1.1 server with
-//! the limits a hostile client meets first. A connection cap
+//! The accept loop of [`Server::serve_http_on`](crate::lowlevel::Server::serve_http_on):
+//! hyper's HTTP/1.1 server with the limits a hostile client meets first. A connection cap
 //! ([`HttpConfig::max_connections`]: at the cap no connection is accepted until one closes), a
 //! header-read timeout that is also the keep-alive idle timeout
 //! ([`HttpConfig::header_read_timeout`]), and a write timeout on the socket

@@ -1,0 +1,13 @@
+use mcp::prelude::*;
+
+struct Shop;
+
+impl Shop {
+    /// Search books.
+    #[tool]
+    async fn search(query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

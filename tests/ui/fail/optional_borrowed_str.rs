@@ -1,0 +1,9 @@
+use mcp::prelude::*;
+
+/// Search books.
+#[tool]
+async fn search(query: Option<&str>) -> String {
+    query.unwrap_or_default().to_owned()
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use mcp::prelude::*;
+
+type Title = String;
+
+/// Look a book up by title.
+#[tool]
+async fn find(#[arg(range(1..=80))] title: Title) -> String {
+    title
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp::prelude::*;
+
+#[tools]
+struct Shop;
+
+fn main() {}
