@@ -1,4 +1,4 @@
-//! Procedural macros of the `mcp` SDK: `#[tool]` and `#[tools]`.
+//! Procedural macros of the `mcp` SDK: `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`.
 //!
 //! The generated code calls generic functions of the runtime through `::mcp::...` paths, so a
 //! program depends on the `mcp` crate only. Every mistake is reported at its own span, and the
@@ -120,8 +120,53 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     features::expand_prompt(args.into(), input.into()).into()
 }
 
-/// Marks an impl block whose `#[tool]` methods are tools sharing `&self`; the value (or an
-/// `Arc` of it) is given to `McpServer::tools`.
+/// Marks an impl block whose `#[tool]`, `#[resource]` and `#[prompt]` methods share one value
+/// through `&self`; the value is given to `McpServer::tools` (or an `Arc` of it to
+/// `McpServer::tools_shared`) and every method is registered, once.
+///
+/// Methods take `&self` (never `self` or `&mut self`: calls run concurrently) or no receiver
+/// at all (an associated function). Every method of the block serves one state type `S`, the
+/// one a `RequestContext<S>` or `State<S>` parameter names (any `S` when none does). A
+/// `#[arg(complete = Self::f)]` names a `&self` method of the block as a completer:
+/// `fn f(&self, typed: &str) -> Vec<String>` or `fn f(&self, req: CompletionRequest<S>)`,
+/// plain or `async`.
+///
+/// ```
+/// use mcp::prelude::*;
+/// use std::sync::Mutex;
+///
+/// struct Shop { books: Mutex<Vec<String>> }
+///
+/// #[tools]
+/// impl Shop {
+///     /// Adds a book.
+///     #[tool]
+///     async fn add(&self, title: String) -> usize {
+///         let mut books = self.books.lock().unwrap();
+///         books.push(title);
+///         books.len()
+///     }
+///
+///     /// One book by position.
+///     #[resource("shop://books/{index}")]
+///     async fn book(&self, #[arg(complete = Self::positions)] index: usize) -> Option<String> {
+///         self.books.lock().unwrap().get(index).cloned()
+///     }
+///
+///     /// Asks for a review.
+///     #[prompt]
+///     async fn review(&self, title: String) -> String {
+///         format!("Review {title}.")
+///     }
+///
+///     fn positions(&self, typed: &str) -> Vec<String> {
+///         let count = self.books.lock().unwrap().len();
+///         (0..count).map(|i| i.to_string()).filter(|i| i.starts_with(typed)).collect()
+///     }
+/// }
+///
+/// let server = McpServer::new("shop").tools(Shop { books: Mutex::new(Vec::new()) });
+/// ```
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_tools_impl(args.into(), input.into()).into()
