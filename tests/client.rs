@@ -798,3 +798,88 @@ async fn resource_updates_reach_their_handler() {
     assert_eq!(heard.as_deref(), Some("shop://stock"));
     client.close().await;
 }
+
+/// Requests in flight on the server's handlers while `slow` runs.
+#[derive(Default)]
+struct Gauge {
+    now: std::sync::atomic::AtomicUsize,
+    peak: std::sync::atomic::AtomicUsize,
+}
+
+/// Holds a place for 30 ms and records how many calls overlap.
+#[mcp::tool]
+async fn slow(gauge: mcp::server::State<Arc<Gauge>>) -> String {
+    use std::sync::atomic::Ordering::SeqCst;
+    let now = gauge.now.fetch_add(1, SeqCst) + 1;
+    gauge.peak.fetch_max(now, SeqCst);
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    gauge.now.fetch_sub(1, SeqCst);
+    "done".into()
+}
+
+/// Asks the client for its roots (a server-to-client request on the call's own stream).
+#[mcp::tool]
+async fn count_roots(ctx: mcp::lowlevel::RequestContext<Arc<Gauge>>) -> mcp::Result<String> {
+    Ok(ctx.list_roots("roots").await?.len().to_string())
+}
+
+/// The HTTP client keeps at most `max_concurrent_requests` requests open (the rest wait), in
+/// both eras, and its answers to the server's own requests never wait for a place: one place,
+/// taken by a call that waits for such an answer, does not deadlock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_client_bounds_its_open_requests_and_answers_the_server_regardless() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let gauge = Arc::new(Gauge::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = mcp::server::McpServer::with_state("gauge", gauge.clone())
+        .tool(SlowTool)
+        .tool(CountRootsTool);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(server.serve_http_on(listener, HttpConfig::default(), async {
+        let _ = stopped.await;
+    }));
+    for builder in [Client::builder(), Client::builder().legacy()] {
+        gauge.peak.store(0, SeqCst);
+        let transport = HttpClientTransport::new(&url)
+            .unwrap()
+            .max_concurrent_requests(3);
+        let client = Arc::new(builder.connect(transport).await.unwrap());
+        let era = client.era();
+        let mut calls = tokio::task::JoinSet::new();
+        for _ in 0..12 {
+            let client = client.clone();
+            calls.spawn(async move { client.call_tool("slow", json!({})).await });
+        }
+        while let Some(done) = calls.join_next().await {
+            assert_eq!(text(&done.unwrap().unwrap()), "done");
+        }
+        let peak = gauge.peak.load(SeqCst);
+        assert!((2..=3).contains(&peak), "{era:?}: {peak} calls overlapped");
+        if let Ok(client) = Arc::try_unwrap(client) {
+            client.close().await;
+        }
+    }
+
+    let one = Client::builder()
+        .legacy()
+        .on_list_roots(|| async { Ok(ListRootsResult::default()) })
+        .connect(
+            HttpClientTransport::new(&url)
+                .unwrap()
+                .max_concurrent_requests(1),
+        )
+        .await
+        .unwrap();
+    let roots = tokio::time::timeout(
+        Duration::from_secs(10),
+        one.call_tool("count_roots", json!({})),
+    )
+    .await
+    .expect("the answer to the server's request is not held back")
+    .unwrap();
+    assert_eq!(text(&roots), "0");
+    one.close().await;
+    let _ = stop.send(());
+    let _ = task.await;
+}

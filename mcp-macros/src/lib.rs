@@ -264,6 +264,7 @@ pub(crate) fn handle_struct(vis: &syn::Visibility, ident: &syn::Ident, what: &st
     let doc = format!("The {what} [`{ident}`], to register with the server: `.{what}({handle})`.");
     let inner_vis = vis_in_child_module(vis);
     quote! {
+        #[allow(non_snake_case)]
         mod #module {
             #[doc = #doc]
             #[derive(Clone, Copy, Debug, Default)]

@@ -46,6 +46,10 @@ pub(super) struct Conn {
     pub(super) reinit: tokio::sync::Mutex<()>,
     /// Credentials for every request, renewed on 401/403.
     pub(super) auth: Option<std::sync::Arc<dyn AuthProvider>>,
+    /// One permit per request open at once (`max_concurrent_requests`). Responses and
+    /// notifications take none: a server waiting on our answer to its own request must get it
+    /// even when every permit is held by a request that waits for that answer.
+    pub(super) requests: tokio::sync::Semaphore,
 }
 
 /// How many times one request is resent after its credentials were refused.
@@ -211,6 +215,8 @@ impl Conn {
 
     /// Sends request `id` and delivers everything that comes back for it.
     pub(super) async fn exchange(&self, message: &Outgoing, id: &RequestId) {
+        // Never closed, so the permit always comes; held until the answer has been read.
+        let _permit = self.requests.acquire().await.ok();
         if let Err(error) = self.exchange_inner(message, id).await {
             let _ = self
                 .incoming

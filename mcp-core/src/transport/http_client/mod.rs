@@ -32,6 +32,10 @@ use crate::peer::RunningRequests;
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many times one 2025 response stream is resumed before the request fails (5).
 pub const DEFAULT_MAX_RESUMPTIONS: u32 = 5;
+/// How many requests (each POST and its answer stream) one client keeps open at once (64);
+/// more wait for one to finish (responses and notifications never wait). Below the server's per-client connection cap (256 by
+/// default), so a burst of calls never has its connections refused.
+pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 64;
 /// The wait before resuming a stream whose server sent no `retry` (1 s).
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest wait a server's `retry` can impose (60 s).
@@ -70,6 +74,7 @@ pub struct HttpClientTransport {
     headers: Vec<(HeaderName, HeaderValue)>,
     connect_timeout: Duration,
     max_resumptions: u32,
+    max_concurrent_requests: usize,
     tls: crate::fetch::Tls,
     auth: Option<Arc<dyn AuthProvider>>,
 }
@@ -83,6 +88,7 @@ impl std::fmt::Debug for HttpClientTransport {
             .field("headers", &headers)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_resumptions", &self.max_resumptions)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
             .field("auth", &self.auth.is_some())
             .finish_non_exhaustive()
     }
@@ -98,6 +104,7 @@ impl HttpClientTransport {
             headers: Vec::new(),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             max_resumptions: DEFAULT_MAX_RESUMPTIONS,
+            max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
             tls: None,
             auth: None,
         })
@@ -142,6 +149,15 @@ impl HttpClientTransport {
         self.max_resumptions = times;
         self
     }
+
+    /// How many HTTP requests may be open at once (default
+    /// [`DEFAULT_MAX_CONCURRENT_REQUESTS`]); a request beyond waits for one to finish. A
+    /// request whose answer streams (progress, a long tool) holds its place until the answer
+    /// ends; the 2025 standalone stream, responses and notifications do not count. At least 1.
+    pub fn max_concurrent_requests(mut self, requests: usize) -> Self {
+        self.max_concurrent_requests = requests.max(1);
+        self
+    }
 }
 
 impl Transport for HttpClientTransport {
@@ -174,6 +190,7 @@ impl Transport for HttpClientTransport {
             session: Mutex::new(Session::default()),
             reinit: tokio::sync::Mutex::new(()),
             auth: self.auth,
+            requests: tokio::sync::Semaphore::new(self.max_concurrent_requests),
         });
         let mut tasks = JoinSet::new();
         // 2026 requests, so giving one up closes its response.
