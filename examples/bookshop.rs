@@ -119,12 +119,12 @@ impl Bookshop {
     /// `author`: a `&self` method named as `Self::authors`).
     fn authors(&self, prefix: &str) -> Vec<String> {
         let books = self.books.lock().unwrap_or_else(|p| p.into_inner());
-        let mut authors: Vec<String> = books
-            .iter()
-            .map(|b| b.author.clone())
-            .filter(|a| a.starts_with(prefix))
-            .collect();
-        authors.dedup();
+        let mut authors: Vec<String> = Vec::new();
+        for book in books.iter().filter(|b| b.author.starts_with(prefix)) {
+            if !authors.contains(&book.author) {
+                authors.push(book.author.clone());
+            }
+        }
         authors
     }
 

@@ -537,3 +537,73 @@ async fn icons_and_meta_from_the_macros_reach_every_list_in_both_eras() {
         client.close().await;
     }
 }
+
+/// A list that changes between pages neither skips nor repeats: removing an entry already sent
+/// (or the last one sent) does not shift the next page, and an entry added meanwhile comes at
+/// the end. Tools and prompts, both eras.
+#[tokio::test]
+async fn pages_survive_changes_between_them() {
+    for legacy in [false, true] {
+        let server = catalog().page_size(2);
+        let handle = server.handle();
+        let builder = if legacy {
+            Client::builder().legacy()
+        } else {
+            Client::builder()
+        };
+        let client = builder.connect(server).await.unwrap();
+        let names = |page: ListPromptsResult| {
+            let names: Vec<String> = page.prompts.into_iter().map(|p| p.name).collect();
+            (names, page.next_cursor)
+        };
+        let (first, cursor) = names(client.list_prompts_page(None).await.unwrap());
+        assert_eq!(first, ["p0", "p1"]);
+        assert!(handle.remove_prompt("p0"));
+        let (second, cursor) = names(
+            client
+                .list_prompts_page(cursor.as_deref())
+                .await
+                .unwrap(),
+        );
+        assert_eq!(second, ["p2", "p3"], "legacy: {legacy}");
+        // The last entry sent is gone too: the page starts where the cursor said it would.
+        assert!(handle.remove_prompt("p3"));
+        handle.add_prompt(fixed_prompt("p9", "p")).unwrap();
+        let (third, cursor) = names(
+            client
+                .list_prompts_page(cursor.as_deref())
+                .await
+                .unwrap(),
+        );
+        assert_eq!(third, ["p4", "p9"], "legacy: {legacy}");
+        assert_eq!(cursor, None);
+        client.close().await;
+    }
+}
+
+/// The panic of a duplicate names the line that registered the second one (`#[track_caller]`),
+/// not a line inside the SDK.
+#[test]
+fn the_duplicate_panic_points_at_the_registering_line() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if let Some(at) = info.location() {
+            record
+                .lock()
+                .unwrap()
+                .push((at.file().to_owned(), at.line()));
+        }
+    }));
+    let line = line!() + 1;
+    let outcome = catch_unwind(AssertUnwindSafe(|| McpServer::new("dup").tool(AddTool).tool(AddTool)));
+    std::panic::set_hook(previous);
+    assert!(outcome.is_err());
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.iter()
+            .any(|(file, at)| file.ends_with("registration.rs") && *at == line),
+        "panic locations: {seen:?}"
+    );
+}

@@ -360,3 +360,47 @@ async fn a_recursive_result_wrapped_for_2025_still_refers_to_itself() {
         client.close().await;
     }
 }
+
+/// A hand-built tool from `ArgsSchema::finish()` is listed and validated exactly as given:
+/// its `Option` argument keeps `null` in the schema and a `null` value is accepted, as before.
+#[tokio::test]
+async fn args_schema_for_a_hand_built_tool_is_listed_and_checked_as_given() {
+    let mut args = mcp::server::ArgsSchema::new();
+    args.arg::<Option<u32>>(
+        "limit",
+        mcp::server::ArgSpec {
+            description: None,
+            optional: true,
+            default: None,
+            constraints: Default::default(),
+        },
+    );
+    let schema = args.finish();
+    assert_eq!(
+        schema["properties"]["limit"]["type"],
+        json!(["integer", "null"])
+    );
+    let tool = mcp::server::ToolDef::from_schema("limit", schema.clone(), |_, args| async move {
+        Ok(CallToolResult::text(args["limit"].to_string()))
+    })
+    .unwrap();
+    for builder in builders() {
+        let client = builder
+            .connect(McpServer::new("hand").tool(tool.clone()))
+            .await
+            .unwrap();
+        assert_eq!(listed(&client, "limit").await["inputSchema"], schema);
+        let null = client
+            .call_tool("limit", json!({"limit": null}))
+            .await
+            .unwrap();
+        assert!(!null.is_error, "{}", text(&null));
+        assert_eq!(text(&null), "null");
+        let wrong = client
+            .call_tool("limit", json!({"limit": "ten"}))
+            .await
+            .unwrap();
+        assert!(wrong.is_error);
+        client.close().await;
+    }
+}

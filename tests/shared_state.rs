@@ -291,3 +291,38 @@ async fn the_bookshop_example_serves_methods_over_stdio_in_both_eras() {
         client.close().await;
     }
 }
+
+/// Parameters may be named like their function (the function is bound before the arguments).
+#[tool]
+async fn echo(echo: String) -> String {
+    echo
+}
+
+/// A user's page.
+#[resource("users://{user}")]
+async fn user(user: String) -> String {
+    format!("page of {user}")
+}
+
+/// Talks about a topic.
+#[prompt]
+fn topic(topic: String) -> String {
+    format!("Talk about {topic}.")
+}
+
+#[tokio::test]
+async fn a_parameter_may_be_named_like_its_function() {
+    let server = McpServer::new("names")
+        .tool(EchoTool)
+        .resource(UserResource)
+        .prompt(TopicPrompt);
+    let client = Client::connect(server).await.unwrap();
+    let echoed = client.call_tool("echo", json!({"echo": "hi"})).await.unwrap();
+    assert_eq!(echoed.content[0].as_text(), Some("hi"));
+    let page = client.read_resource("users://ada").await.unwrap();
+    assert_eq!(text_of(&page), "page of ada");
+    let args = BTreeMap::from([("topic".to_owned(), "tea".to_owned())]);
+    let prompt = client.get_prompt("topic", args).await.unwrap();
+    assert_eq!(prompt.messages[0].content.as_text(), Some("Talk about tea."));
+    client.close().await;
+}

@@ -145,9 +145,7 @@ pub fn tool_def<S: Send + Sync + 'static>(
     handler: crate::server::ToolHandler<S>,
 ) -> crate::server::ToolDef<S> {
     let (listed, validated) = schema.build();
-    match crate::server::ToolDef::with_handler(name, listed, handler)
-        .and_then(|def| def.validate_against(&validated))
-    {
+    match crate::server::ToolDef::listed_and_validated(name, listed, Some(&validated), handler) {
         Ok(def) => def,
         Err(e) => panic!("tool `{name}` has an invalid input schema: {}", e.message()),
     }

@@ -146,7 +146,8 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
 
     let fn_ident = &tool.ident;
     let (capture, callee) = match (&target, &tool.receiver) {
-        (Target::Free(path), _) => (quote!(), quote!(#path)),
+        // Bound before the arguments, which may be named like the function.
+        (Target::Free(path), _) => (quote!(let __function = #path;), quote!(__function)),
         (Target::Method(_), Receiver::Ref) => (
             quote!(let __this = __this.clone();),
             quote!(__this.#fn_ident),

@@ -145,6 +145,39 @@ impl Parsed {
     }
 }
 
+/// What a `#[resource(args)]` (its URI) or `#[prompt(args)]` (its `name`, else the function's)
+/// registers under, and where to point an error about a second one; `None` when the arguments
+/// do not parse (that error comes from the full parse).
+pub(crate) fn registered_key(
+    what: &str,
+    args: &TokenStream,
+    ident: &syn::Ident,
+) -> Option<(String, Span)> {
+    if what == "resource" {
+        let parser = |input: ParseStream| {
+            let uri: LitStr = input.parse()?;
+            let _: TokenStream = input.parse()?;
+            Ok(uri)
+        };
+        let uri = syn::parse::Parser::parse2(parser, args.clone()).ok()?;
+        return Some((uri.value(), uri.span()));
+    }
+    let parser = syn::punctuated::Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated;
+    let pairs = syn::parse::Parser::parse2(parser, args.clone()).ok()?;
+    for pair in pairs {
+        if pair.path.is_ident("name") {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(name),
+                ..
+            }) = &pair.value
+            {
+                return Some((name.value(), name.span()));
+            }
+        }
+    }
+    Some((ident.to_string().trim_start_matches("r#").to_owned(), ident.span()))
+}
+
 /// How the generated handler reaches the user's function.
 pub(crate) enum Callee<'a> {
     /// A free function, called by name.
@@ -371,7 +404,7 @@ fn call_args(sig: &syn::Signature, params: &[Param]) -> Vec<TokenStream> {
 fn invoke(parsed: &Parsed, callee: &Callee<'_>, args: &[TokenStream]) -> TokenStream {
     let ident = &parsed.sig.ident;
     let path = match callee {
-        Callee::Free => quote!(#ident),
+        Callee::Free => quote!(__function),
         Callee::Method(..) if parsed.receiver => quote!(__this.#ident),
         Callee::Method(ty, _) => quote!(<#ty>::#ident),
     };
@@ -382,12 +415,16 @@ fn invoke(parsed: &Parsed, callee: &Callee<'_>, args: &[TokenStream]) -> TokenSt
     }
 }
 
-/// What a handler closure does first: a method taking `&self` clones the shared value.
-fn capture(parsed: &Parsed) -> TokenStream {
-    if parsed.receiver {
-        quote!(let __this = ::std::clone::Clone::clone(&__this);)
-    } else {
-        quote!()
+/// What a handler closure does first: a method taking `&self` clones the shared value; a free
+/// function is bound before the arguments, which may be named like it.
+fn capture(parsed: &Parsed, callee: &Callee<'_>) -> TokenStream {
+    let ident = &parsed.sig.ident;
+    match callee {
+        Callee::Free => quote!(let __function = #ident;),
+        Callee::Method(..) if parsed.receiver => {
+            quote!(let __this = ::std::clone::Clone::clone(&__this);)
+        }
+        Callee::Method(..) => quote!(),
     }
 }
 
@@ -422,21 +459,23 @@ fn self_completer(f: &syn::Expr, callee: &Callee<'_>, state: &TokenStream) -> Op
     if first.ident != "Self" {
         return None;
     }
-    let method = methods.iter().find(|m| m.name == name.ident)?;
-    let ident = &method.name;
+    let found = methods.iter().find(|m| m.name == name.ident)?;
+    let ident = &found.name;
     let request = quote!(::mcp::server::CompletionRequest<#state>);
-    let call = match (method.is_async, method.takes_text) {
+    // Errors about the method's signature point at `Self::f`.
+    let method = quote_spanned!(f.span()=> <#ty>::#ident);
+    let call = match (found.is_async, found.takes_text) {
         (false, true) => quote!(move |__value: &str| -> ::std::vec::Vec<::std::string::String> {
-            <#ty>::#ident(&__this, __value)
+            #method(&__this, __value)
         }),
-        (false, false) => quote!(move |__request: #request| <#ty>::#ident(&__this, __request)),
+        (false, false) => quote!(move |__request: #request| #method(&__this, __request)),
         (true, true) => quote!(move |__request: #request| {
             let __this = ::std::clone::Clone::clone(&__this);
-            async move { <#ty>::#ident(&__this, &__request.value).await }
+            async move { #method(&__this, &__request.value).await }
         }),
         (true, false) => quote!(move |__request: #request| {
             let __this = ::std::clone::Clone::clone(&__this);
-            async move { <#ty>::#ident(&__this, __request).await }
+            async move { #method(&__this, __request).await }
         }),
     };
     Some(quote!({
@@ -575,7 +614,7 @@ pub(crate) fn resource_def(
             });
             let args = call_args(&parsed.sig, params);
             let call = invoke(parsed, callee, &args);
-            let capture = capture(parsed);
+            let capture = capture(parsed, callee);
             let mut builders = Vec::new();
             if let Some(d) = description {
                 builders.push(quote!(.description(#d)));
@@ -698,7 +737,7 @@ pub(crate) fn prompt_def(
         });
         let args = call_args(&parsed.sig, params);
         let call = invoke(parsed, callee, &args);
-        let capture = capture(parsed);
+        let capture = capture(parsed, callee);
         let mut builders = Vec::new();
         if let Some(d) = keys
             .description

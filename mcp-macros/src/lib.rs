@@ -331,6 +331,25 @@ fn item_keyword_span(item: &syn::Item) -> proc_macro2::Span {
     }
 }
 
+/// A state type as compared between the methods of one block: its last path segment
+/// (`crate::Shop` and `Shop` are one state; rustc checks the rest).
+fn state_key(ty: &TokenStream2) -> String {
+    match syn::parse2::<syn::Type>(ty.clone()) {
+        Ok(syn::Type::Path(p)) => p
+            .path
+            .segments
+            .last()
+            .map(|seg| quote!(#seg).to_string())
+            .unwrap_or_default(),
+        _ => ty.to_string(),
+    }
+}
+
+/// `#[name]` or a path ending in it (`#[mcp::name]`).
+fn attr_named(attr: &syn::Attribute, name: &str) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == name)
+}
+
 /// A `#[resource]` or `#[prompt]` method of a `#[tools]` impl.
 enum Other {
     Resource,
@@ -373,6 +392,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let mut tools = Vec::new();
     let mut others = Vec::new();
     let mut names: Vec<String> = Vec::new();
+    let (mut resource_keys, mut prompt_keys) = (Vec::<String>::new(), Vec::<String>::new());
     for impl_item in &mut item.items {
         let syn::ImplItem::Fn(method) = impl_item else {
             continue;
@@ -380,7 +400,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         let Some(pos) = method.attrs.iter().position(|a| {
             ["tool", "resource", "prompt"]
                 .iter()
-                .any(|what| a.path().is_ident(what))
+                .any(|what| attr_named(a, what))
         }) else {
             continue;
         };
@@ -389,8 +409,8 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
             syn::Meta::List(list) => list.tokens.clone(),
             _ => TokenStream2::new(),
         };
-        if !attr.path().is_ident("tool") {
-            let kind = if attr.path().is_ident("resource") {
+        if !attr_named(&attr, "tool") {
+            let kind = if attr_named(&attr, "resource") {
                 Other::Resource
             } else {
                 Other::Prompt
@@ -400,6 +420,20 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
                 Other::Prompt => "prompt",
             };
             let parsed = features::parse_sig(&cx, &mut method.sig, &method.attrs, what, true);
+            if let Some((key, span)) = features::registered_key(what, &args, &method.sig.ident) {
+                let seen = match kind {
+                    Other::Resource => &mut resource_keys,
+                    Other::Prompt => &mut prompt_keys,
+                };
+                if seen.contains(&key) {
+                    let message = match kind {
+                        Other::Resource => format!("two resources in this impl block have the URI `{key}`; a URI (or template) is served by one resource"),
+                        Other::Prompt => format!("two prompts in this impl block are named `{key}`; rename one with #[prompt(name = \"...\")]"),
+                    };
+                    cx.error_at(span, message);
+                }
+                seen.push(key);
+            }
             others.push((kind, parsed, args));
             continue;
         }
@@ -444,7 +478,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     for (s, span) in states {
         if let Some(s) = s {
             match &state {
-                Some(prev) if prev.to_string() != s.to_string() => cx.error_at(
+                Some(prev) if state_key(prev) != state_key(&s) => cx.error_at(
                     span,
                     format!("every method of one #[tools] impl block serves the same state; this one takes `{s}`, an earlier one `{prev}`"),
                 ),
@@ -483,11 +517,11 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
                 def
             }
         });
-        quote!(::mcp::server::Features {
-            tools: ::std::vec![#(#defs),*],
-            resources: ::std::vec![#(#resources),*],
-            prompts: ::std::vec![#(#prompts),*],
-        })
+        quote!(::mcp::server::Features::new(
+            ::std::vec![#(#defs),*],
+            ::std::vec![#(#resources),*],
+            ::std::vec![#(#prompts),*],
+        ))
     };
     let errors = cx.into_compile_errors();
     quote! {

@@ -24,7 +24,7 @@ pub(crate) fn install<S: Send + Sync + 'static>(
             .filter(|r| r.is_static())
             .map(|r| r.as_resource())
             .collect();
-        let page = reg.page(all, p.cursor.as_deref());
+        let page = reg.page(all, p.cursor.as_deref(), |r: &Resource| &r.uri);
         async move {
             let (resources, next_cursor) = page?;
             Ok(ListResourcesResult {
@@ -41,7 +41,7 @@ pub(crate) fn install<S: Send + Sync + 'static>(
             .filter(|r| !r.is_static())
             .map(|r| r.as_template())
             .collect();
-        let page = reg.page(all, p.cursor.as_deref());
+        let page = reg.page(all, p.cursor.as_deref(), |t: &ResourceTemplate| &t.uri_template);
         async move {
             let (resource_templates, next_cursor) = page?;
             Ok(ListResourceTemplatesResult {
@@ -62,7 +62,7 @@ pub(crate) fn install<S: Send + Sync + 'static>(
             .iter()
             .map(|p| p.prompt.clone())
             .collect();
-        let page = reg.page(all, p.cursor.as_deref());
+        let page = reg.page(all, p.cursor.as_deref(), |p: &Prompt| &p.name);
         async move {
             let (prompts, next_cursor) = page?;
             Ok(ListPromptsResult {

@@ -130,8 +130,10 @@ fn drop_null(property: &mut Value) {
     *property = merge(other, siblings);
 }
 
-/// `body` with the keywords that stood beside it: merged when they do not clash (an
-/// annotation beside wins over the body's), else `allOf: [body]` beside them.
+/// `body` with the keywords that stood beside it: merged when those are all annotations (an
+/// annotation beside wins over the body's), else `allOf: [body]` beside them (assertions can
+/// interact, e.g. `properties` beside a body with `additionalProperties: false`, so they are
+/// never mixed into one object).
 fn merge(body: Value, siblings: Map<String, Value>) -> Value {
     if siblings.is_empty() {
         return body;
@@ -141,7 +143,7 @@ fn merge(body: Value, siblings: Map<String, Value>) -> Value {
         Value::Object(mut map)
             if siblings
                 .keys()
-                .all(|k| !map.contains_key(k) || ANNOTATIONS.contains(&k.as_str())) =>
+                .all(|k| ANNOTATIONS.contains(&k.as_str())) =>
         {
             map.extend(siblings);
             Value::Object(map)
@@ -162,6 +164,26 @@ fn def_name(reference: &str) -> Option<String> {
     }
     let decoded = percent_decode(raw)?;
     Some(decoded.replace("~1", "/").replace("~0", "~"))
+}
+
+/// The definition a reference points inside of (`#/$defs/Name/properties/x` -> `Name`).
+fn deep_def_name(reference: &str) -> Option<String> {
+    let raw = reference.strip_prefix("#/$defs/")?;
+    let (first, _) = raw.split_once('/')?;
+    let decoded = percent_decode(first)?;
+    Some(decoded.replace("~1", "/").replace("~0", "~"))
+}
+
+/// The definitions some reference points inside of: they stay in `$defs`, whole.
+fn pointed_into(schema: &Value, into: &mut BTreeSet<String>) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(deep_def_name) {
+        into.insert(name);
+    }
+    let mut map = map.clone();
+    each_subschema(&mut map, &mut |s| pointed_into(s, into));
 }
 
 fn percent_decode(text: &str) -> Option<String> {
@@ -191,8 +213,10 @@ fn collect_refs(schema: &mut Value, into: &mut BTreeSet<String>) {
     let Value::Object(map) = schema else {
         return;
     };
-    if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(def_name) {
-        into.insert(name);
+    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+        if let Some(name) = def_name(reference).or_else(|| deep_def_name(reference)) {
+            into.insert(name);
+        }
     }
     each_subschema(map, &mut |s| collect_refs(s, into));
 }
@@ -235,11 +259,17 @@ pub(crate) fn inline_refs(schema: &mut Value) {
             (name.as_str(), refs)
         })
         .collect();
-    let recursive: BTreeSet<String> = defs
+    // A definition that contains itself cannot be written out in full, and one that a
+    // reference points inside of must stay where it points: both stay in `$defs`.
+    let mut recursive: BTreeSet<String> = defs
         .keys()
         .filter(|name| reaches_itself(name, &edges))
         .cloned()
         .collect();
+    pointed_into(&Value::Object(root.clone()), &mut recursive);
+    for body in defs.values() {
+        pointed_into(body, &mut recursive);
+    }
     let inliner = Inliner {
         defs: &defs,
         recursive: &recursive,
@@ -414,6 +444,53 @@ mod tests {
         assert_eq!(
             schema["properties"]["n"],
             json!({"maximum": 5, "allOf": [{"type": "integer", "maximum": 10}]})
+        );
+    }
+
+    #[test]
+    fn assertions_beside_a_ref_stay_apart_and_pointers_into_defs_keep_them() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "closed": {"$ref": "#/$defs/Closed", "properties": {"b": {"type": "string"}}},
+                "x": {"$ref": "#/$defs/Closed/properties/a"}
+            },
+            "$defs": {
+                "Closed": {"type": "object", "properties": {"a": {"type": "integer"}},
+                           "additionalProperties": false}
+            }
+        });
+        inline_refs(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    // Merged, `b` would be allowed; beside `allOf` it is still refused.
+                    "closed": {"$ref": "#/$defs/Closed", "properties": {"b": {"type": "string"}}},
+                    "x": {"$ref": "#/$defs/Closed/properties/a"}
+                },
+                "$defs": {
+                    "Closed": {"type": "object", "properties": {"a": {"type": "integer"}},
+                               "additionalProperties": false}
+                }
+            })
+        );
+
+        let mut schema = json!({
+            "type": "object",
+            "properties": {"open": {"$ref": "#/$defs/Closed", "minProperties": 1}},
+            "$defs": {"Closed": {"type": "object", "additionalProperties": false}}
+        });
+        inline_refs(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {"open": {"minProperties": 1, "allOf": [
+                    {"type": "object", "additionalProperties": false}
+                ]}}
+            })
         );
     }
 }

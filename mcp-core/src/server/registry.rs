@@ -265,7 +265,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
         if cursor.is_none() && size >= page.len() && splice(raw) {
             return Ok(Value::Object(serde_json::Map::new()));
         }
-        let (range, next) = page_bounds(page.len(), size, cursor)?;
+        let key = |i: usize| page[i]["name"].as_str().unwrap_or_default().to_owned();
+        let (range, next) = page_bounds(page.len(), size, cursor, key)?;
         let mut result = json!({ "tools": &page[range] });
         if let Some(next) = next {
             result["nextCursor"] = Value::String(next);
@@ -280,8 +281,10 @@ impl<S: Send + Sync + 'static> Registry<S> {
         &self,
         mut items: Vec<T>,
         cursor: Option<&str>,
+        key: impl Fn(&T) -> &str,
     ) -> Result<(Vec<T>, Option<String>), McpError> {
-        let (range, next) = page_bounds(items.len(), self.page_len(), cursor)?;
+        let key_at = |i: usize| key(&items[i]).to_owned();
+        let (range, next) = page_bounds(items.len(), self.page_len(), cursor, key_at)?;
         items.truncate(range.end);
         items.drain(..range.start);
         Ok((items, next))
@@ -310,25 +313,45 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 }
 
-/// Where the page at `cursor` starts and ends in a list of `len` entries, `size` to a page,
-/// and the next page's cursor (the index it starts at) if there is one.
+/// Where the page at `cursor` starts and ends in a list of `len` entries (`key_at(i)` names
+/// entry `i`), `size` to a page, and the next page's cursor if there is one.
+///
+/// A cursor (opaque to clients: base64url of a small JSON array) carries where the next page
+/// starts, the name of the entry it starts with and the name of the last entry sent, so a list
+/// that changes between pages neither repeats nor skips: the next page starts at that first
+/// entry wherever it is now, or, if it was removed, after the last one sent (entries are added
+/// at the end, and a replaced one keeps its place); only when both are gone does the position
+/// decide. A cursor this server could not have made is `-32602`.
 fn page_bounds(
     len: usize,
     size: usize,
     cursor: Option<&str>,
+    key_at: impl Fn(usize) -> String,
 ) -> Result<(std::ops::Range<usize>, Option<String>), McpError> {
     let start = match cursor {
         None => 0,
-        Some(c) => c
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n <= len)
-            .ok_or_else(|| {
-                McpError::invalid_params(format!("Invalid cursor: {}", echo_capped(c)))
-            })?,
+        Some(c) => {
+            let invalid = || McpError::invalid_params(format!("Invalid cursor: {}", echo_capped(c)));
+            let (position, next, last): (usize, String, String) = crate::base64::decode_url(c)
+                .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+                .ok_or_else(invalid)?;
+            if position == 0 {
+                return Err(invalid());
+            }
+            let find = |key: &str| (0..len).find(|&i| key_at(i) == key);
+            match (find(&next), find(&last)) {
+                (Some(i), _) => i,
+                (None, Some(i)) => i + 1,
+                (None, None) => position.min(len),
+            }
+        }
     };
     let end = start.saturating_add(size).min(len);
-    Ok((start..end, (end < len).then(|| end.to_string())))
+    let next = (end < len).then(|| {
+        let cursor = json!([end, key_at(end), key_at(end - 1)]).to_string();
+        crate::base64::encode_url(cursor.as_bytes())
+    });
+    Ok((start..end, next))
 }
 
 fn same_uri<S>(a: &ResourceDef<S>, b: &ResourceDef<S>) -> bool {

@@ -37,7 +37,7 @@ pub struct ArgSpec {
 
 /// Collects the parameters of one tool into its input schema.
 ///
-/// Two forms come out of it. The **listed** form ([`finish`](Self::finish), what `tools/list`
+/// Two forms come out of it. The **listed** form (what a `#[tool]`'s `tools/list` entry
 /// shows) writes an optional argument, and an optional field of a struct argument at any
 /// depth, as its plain type outside `required`: `{"type": "string"}`, not `{"type":
 /// ["string", "null"]}` nor `anyOf` with `null`, which some clients refuse. The **validated**
@@ -45,7 +45,8 @@ pub struct ArgSpec {
 /// `#[tool]` checks calls against that one, so a client that sends `"limit": null` for an
 /// `Option<u32>` argument is answered as before (the argument is `None`), and a wrong type is
 /// refused with the same text as before. The two differ only there; every other keyword is the
-/// same in both.
+/// same in both. [`finish`](Self::finish) returns the validated form: given to
+/// `ToolDef::from_schema`, it is listed and checked exactly as it is.
 ///
 /// ```
 /// use mcp_core::server::{ArgSpec, ArgsSchema};
@@ -106,9 +107,12 @@ impl ArgsSchema {
         self.properties.insert(name.to_owned(), property);
     }
 
-    /// The finished schema, as `tools/list` shows it (optional properties without `null`).
+    /// The finished schema, as calls are checked against it: an `Option` argument added as
+    /// `Option<T>` accepts `null`. (A `#[tool]` lists the same schema with those `null`s left
+    /// out, which more clients accept; give this one to `ToolDef::from_schema` and it is listed
+    /// and validated as it is.)
     pub fn finish(self) -> Value {
-        self.build().0
+        self.build().1
     }
 
     /// The listed form and the validated form (as generated: `Option`s accept `null`).

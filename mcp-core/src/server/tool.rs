@@ -106,12 +106,26 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
         input_schema: Value,
         handler: ToolHandler<S>,
     ) -> Result<Self, McpError> {
+        Self::listed_and_validated(name, input_schema, None, handler)
+    }
+
+    /// A tool that lists `input_schema` and checks calls against `validated` (the same schema
+    /// when `None`): a `#[tool]` lists optional arguments without `null` and still accepts it.
+    pub(crate) fn listed_and_validated(
+        name: impl Into<String>,
+        input_schema: Value,
+        validated: Option<&Value>,
+        handler: ToolHandler<S>,
+    ) -> Result<Self, McpError> {
         let Value::Object(schema) = input_schema else {
             return Err(McpError::internal(
                 "a tool's input schema must be a JSON object",
             ));
         };
-        let validator = SchemaValidator::compile(&Value::Object(schema.clone()))?;
+        let validator = match validated {
+            Some(validated) => SchemaValidator::compile(validated)?,
+            None => SchemaValidator::compile(&Value::Object(schema.clone()))?,
+        };
         let tool = Tool {
             name: name.into(),
             title: None,
@@ -131,14 +145,6 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
             handler,
             scopes: Vec::new(),
         })
-    }
-
-    /// Checks calls against `schema` instead of the listed input schema: the validated form of
-    /// a `#[tool]`'s [`ArgsSchema`](super::ArgsSchema), which also accepts `null` for its
-    /// optional arguments.
-    pub(crate) fn validate_against(mut self, schema: &Value) -> Result<Self, McpError> {
-        self.input = Some(Arc::new(SchemaValidator::compile(schema)?));
-        Ok(self)
     }
 
     /// Requires the caller's token to carry every scope in `scopes` (checked by a protected
@@ -252,6 +258,7 @@ pub trait IntoTools<S> {
 
 /// What one `#[tools]` impl block registers: its `#[tool]`, `#[resource]` and `#[prompt]`
 /// methods, each holding a clone of the shared value.
+#[non_exhaustive]
 pub struct Features<S> {
     /// The `#[tool]` methods.
     pub tools: Vec<ToolDef<S>>,
@@ -259,6 +266,21 @@ pub struct Features<S> {
     pub resources: Vec<ResourceDef<S>>,
     /// The `#[prompt]` methods.
     pub prompts: Vec<PromptDef<S>>,
+}
+
+impl<S> Features<S> {
+    /// The tools, resources and prompts of one `#[tools]` value, in declaration order.
+    pub fn new(
+        tools: Vec<ToolDef<S>>,
+        resources: Vec<ResourceDef<S>>,
+        prompts: Vec<PromptDef<S>>,
+    ) -> Self {
+        Self {
+            tools,
+            resources,
+            prompts,
+        }
+    }
 }
 
 impl<S> Default for Features<S> {
