@@ -47,8 +47,7 @@ pub mod prelude {
     pub use mcp_core::lowlevel::{
         CacheHint, Incoming, Next, NotificationContext, RequestContext, Server, Session,
     };
-    pub use mcp_core::server::{McpServer, ToolError};
-    pub use mcp_core::transport::serve_stdio;
+    pub use mcp_core::server::{CompletionRequest, McpServer, State, ToolError};
     pub use mcp_core::types::*;
     pub use mcp_core::{IntoServer, McpError, Result};
     pub use mcp_macros::{prompt, resource, tool, tools};

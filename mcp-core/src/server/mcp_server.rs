@@ -343,9 +343,10 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         self.registry.names()
     }
 
-    /// Serves on stdin/stdout until stdin closes.
+    /// Serves on this process's stdin and stdout until stdin closes (see
+    /// [`Server::serve_stdio`]); `serve_http` and `serve_http_on` serve Streamable HTTP.
     pub async fn serve_stdio(self) -> crate::Result<()> {
-        crate::transport::serve_stdio(self).await
+        self.lowlevel.serve_stdio().await
     }
 }
 

@@ -21,7 +21,6 @@ pub use memory::{InMemory, RawConnection};
 /// The rustls version [`HttpClientTransport::tls_config`] takes.
 #[cfg(feature = "https")]
 pub use rustls;
-pub use stdio::serve_stdio;
 pub(crate) use wire::encode_header_value;
 pub use wire::{
     Incoming, Lines, Outgoing, OutgoingKind, Transport, Wire, DEFAULT_CLIENT_MAX_MESSAGE_BYTES,

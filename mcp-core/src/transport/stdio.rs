@@ -17,19 +17,9 @@ use crate::error::McpError;
 use crate::lowlevel::Server;
 use crate::serve::IntoServer;
 
-/// Serves `server` (a low-level [`Server`](crate::lowlevel::Server) or anything that converts
-/// into one) on this process's stdin and stdout until stdin closes (then `Ok`), or until stdout
-/// cannot be written (then the write error: `BrokenPipe` when the client closed it, `TimedOut`
-/// when it read nothing for the write timeout). The bounds are
-/// [`ServerOptions`](crate::lowlevel::ServerOptions) fields.
-///
-/// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// let server = mcp_core::lowlevel::Server::new("demo");
-/// mcp_core::transport::serve_stdio(server).await
-/// # }
-/// ```
-pub async fn serve_stdio(server: impl IntoServer) -> Result<(), McpError> {
+/// Serves `server` on this process's stdin and stdout (what the `serve_stdio` methods of
+/// [`Server`] and [`McpServer`](crate::server::McpServer) do).
+pub(crate) async fn serve_stdio(server: impl IntoServer) -> Result<(), McpError> {
     let running = RunningServer::start(server.into_server()).await?;
     let config = ConnectionConfig {
         kind: "stdio",
@@ -149,7 +139,16 @@ impl Restore {
 }
 
 impl<S: Send + Sync + 'static> Server<S> {
-    /// Serves this server on stdin/stdout until stdin closes.
+    /// Serves this server on this process's stdin and stdout until stdin closes (then `Ok`),
+    /// or until stdout cannot be written (then the write error: `BrokenPipe` when the client
+    /// closed it, `TimedOut` when it read nothing for the write timeout). The bounds are
+    /// [`ServerOptions`](crate::lowlevel::ServerOptions) fields.
+    ///
+    /// ```no_run
+    /// # async fn run() -> mcp_core::Result<()> {
+    /// mcp_core::lowlevel::Server::new("demo").serve_stdio().await
+    /// # }
+    /// ```
     pub async fn serve_stdio(self) -> crate::Result<()> {
         serve_stdio(self).await
     }
