@@ -836,9 +836,11 @@ async fn http_client_bounds_its_open_requests_and_answers_the_server_regardless(
         .tool(SlowTool)
         .tool(CountRootsTool);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(server.serve_http_on(listener, HttpConfig::default(), async {
-        let _ = stopped.await;
-    }));
+    let task = tokio::spawn(
+        server.serve_http_on(listener, HttpConfig::default(), async {
+            let _ = stopped.await;
+        }),
+    );
     for builder in [Client::builder(), Client::builder().legacy()] {
         gauge.peak.store(0, SeqCst);
         let transport = HttpClientTransport::new(&url)

@@ -559,22 +559,12 @@ async fn pages_survive_changes_between_them() {
         let (first, cursor) = names(client.list_prompts_page(None).await.unwrap());
         assert_eq!(first, ["p0", "p1"]);
         assert!(handle.remove_prompt("p0"));
-        let (second, cursor) = names(
-            client
-                .list_prompts_page(cursor.as_deref())
-                .await
-                .unwrap(),
-        );
+        let (second, cursor) = names(client.list_prompts_page(cursor.as_deref()).await.unwrap());
         assert_eq!(second, ["p2", "p3"], "legacy: {legacy}");
         // The last entry sent is gone too: the page starts where the cursor said it would.
         assert!(handle.remove_prompt("p3"));
         handle.add_prompt(fixed_prompt("p9", "p")).unwrap();
-        let (third, cursor) = names(
-            client
-                .list_prompts_page(cursor.as_deref())
-                .await
-                .unwrap(),
-        );
+        let (third, cursor) = names(client.list_prompts_page(cursor.as_deref()).await.unwrap());
         assert_eq!(third, ["p4", "p9"], "legacy: {legacy}");
         assert_eq!(cursor, None);
         client.close().await;
@@ -597,7 +587,9 @@ fn the_duplicate_panic_points_at_the_registering_line() {
         }
     }));
     let line = line!() + 1;
-    let outcome = catch_unwind(AssertUnwindSafe(|| McpServer::new("dup").tool(AddTool).tool(AddTool)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        McpServer::new("dup").tool(AddTool).tool(AddTool)
+    }));
     std::panic::set_hook(previous);
     assert!(outcome.is_err());
     let seen = seen.lock().unwrap();

@@ -157,7 +157,11 @@ impl Bookshop {
     async fn titles(&self, prefix: &str) -> Vec<String> {
         tokio::task::yield_now().await;
         let books = self.books.lock().unwrap();
-        books.iter().filter(|t| t.starts_with(prefix)).cloned().collect()
+        books
+            .iter()
+            .filter(|t| t.starts_with(prefix))
+            .cloned()
+            .collect()
     }
 
     /// Completes a length from the title already chosen (async, the whole request).
@@ -208,13 +212,20 @@ async fn resource_and_prompt_methods_share_self_with_the_tools() {
             Some("Summarize Emma (in stock: true), short."),
             "{era:?}"
         );
-        let hello = client.get_prompt("greeting", BTreeMap::new()).await.unwrap();
+        let hello = client
+            .get_prompt("greeting", BTreeMap::new())
+            .await
+            .unwrap();
         assert_eq!(hello.messages[0].content.as_text(), Some("Say hello."));
 
         // Completers that are `&self` methods: plain, async, and one reading another argument.
         let values = |r: CompleteResult| r.completion.values;
         let positions = client
-            .complete(CompletionReference::resource("shelf://{index}"), "index", "")
+            .complete(
+                CompletionReference::resource("shelf://{index}"),
+                "index",
+                "",
+            )
             .await
             .unwrap();
         assert_eq!(values(positions), ["0", "1"], "{era:?}");
@@ -225,7 +236,12 @@ async fn resource_and_prompt_methods_share_self_with_the_tools() {
         assert_eq!(values(titles), ["Emma"], "{era:?}");
         let dune = BTreeMap::from([("title".to_owned(), "Dune".to_owned())]);
         let lengths = client
-            .complete_with_context(CompletionReference::prompt("summarize"), "length", "", &dune)
+            .complete_with_context(
+                CompletionReference::prompt("summarize"),
+                "length",
+                "",
+                &dune,
+            )
             .await
             .unwrap();
         assert_eq!(values(lengths), ["short", "chapter by chapter"], "{era:?}");
@@ -256,7 +272,10 @@ async fn the_bookshop_example_serves_methods_over_stdio_in_both_eras() {
         let client = builder.connect(child).await.unwrap();
         let era = client.era();
         let templates = client.list_all_resource_templates().await.unwrap();
-        assert_eq!(templates[0].uri_template, "books://by-year/{year}", "{era:?}");
+        assert_eq!(
+            templates[0].uri_template, "books://by-year/{year}",
+            "{era:?}"
+        );
         let added = client
             .call_tool(
                 "add_book",
@@ -267,7 +286,10 @@ async fn the_bookshop_example_serves_methods_over_stdio_in_both_eras() {
         assert!(!added.is_error, "{era:?}");
         let year = client.read_resource("books://by-year/1815").await.unwrap();
         let books: serde_json::Value = serde_json::from_str(&text_of(&year)).unwrap();
-        assert_eq!(books, json!([{"title": "Emma", "author": "Jane Austen", "year": 1815}]));
+        assert_eq!(
+            books,
+            json!([{"title": "Emma", "author": "Jane Austen", "year": 1815}])
+        );
         let args = BTreeMap::from([("author".to_owned(), "Frank Herbert".to_owned())]);
         let prompt = client.get_prompt("recommend", args).await.unwrap();
         assert_eq!(
@@ -286,7 +308,10 @@ async fn the_bookshop_example_serves_methods_over_stdio_in_both_eras() {
             ["Frank Herbert", "Ursula K. Le Guin", "Jane Austen"],
             "{era:?}"
         );
-        let missing = client.read_resource("books://by-year/1700").await.unwrap_err();
+        let missing = client
+            .read_resource("books://by-year/1700")
+            .await
+            .unwrap_err();
         assert_eq!(missing.message(), "Resource not found", "{era:?}");
         client.close().await;
     }
@@ -317,12 +342,18 @@ async fn a_parameter_may_be_named_like_its_function() {
         .resource(UserResource)
         .prompt(TopicPrompt);
     let client = Client::connect(server).await.unwrap();
-    let echoed = client.call_tool("echo", json!({"echo": "hi"})).await.unwrap();
+    let echoed = client
+        .call_tool("echo", json!({"echo": "hi"}))
+        .await
+        .unwrap();
     assert_eq!(echoed.content[0].as_text(), Some("hi"));
     let page = client.read_resource("users://ada").await.unwrap();
     assert_eq!(text_of(&page), "page of ada");
     let args = BTreeMap::from([("topic".to_owned(), "tea".to_owned())]);
     let prompt = client.get_prompt("topic", args).await.unwrap();
-    assert_eq!(prompt.messages[0].content.as_text(), Some("Talk about tea."));
+    assert_eq!(
+        prompt.messages[0].content.as_text(),
+        Some("Talk about tea.")
+    );
     client.close().await;
 }

@@ -175,7 +175,10 @@ pub(crate) fn registered_key(
             }
         }
     }
-    Some((ident.to_string().trim_start_matches("r#").to_owned(), ident.span()))
+    Some((
+        ident.to_string().trim_start_matches("r#").to_owned(),
+        ident.span(),
+    ))
 }
 
 /// How the generated handler reaches the user's function.
@@ -207,7 +210,9 @@ impl SelfMethod {
                 syn::ImplItem::Fn(f) => Some(&f.sig),
                 _ => None,
             })
-            .filter(|sig| matches!(sig.inputs.first(), Some(FnArg::Receiver(_))) && sig.inputs.len() == 2)
+            .filter(|sig| {
+                matches!(sig.inputs.first(), Some(FnArg::Receiver(_))) && sig.inputs.len() == 2
+            })
             .map(|sig| {
                 let arg = match sig.inputs.iter().nth(1) {
                     Some(FnArg::Typed(pt)) => Some(&*pt.ty),

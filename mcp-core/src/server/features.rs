@@ -41,7 +41,9 @@ pub(crate) fn install<S: Send + Sync + 'static>(
             .filter(|r| !r.is_static())
             .map(|r| r.as_template())
             .collect();
-        let page = reg.page(all, p.cursor.as_deref(), |t: &ResourceTemplate| &t.uri_template);
+        let page = reg.page(all, p.cursor.as_deref(), |t: &ResourceTemplate| {
+            &t.uri_template
+        });
         async move {
             let (resource_templates, next_cursor) = page?;
             Ok(ListResourceTemplatesResult {

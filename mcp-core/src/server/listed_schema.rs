@@ -140,11 +140,7 @@ fn merge(body: Value, siblings: Map<String, Value>) -> Value {
     }
     match body {
         Value::Bool(true) => Value::Object(siblings),
-        Value::Object(mut map)
-            if siblings
-                .keys()
-                .all(|k| ANNOTATIONS.contains(&k.as_str())) =>
-        {
+        Value::Object(mut map) if siblings.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) => {
             map.extend(siblings);
             Value::Object(map)
         }
@@ -179,7 +175,11 @@ fn pointed_into(schema: &Value, into: &mut BTreeSet<String>) {
     let Value::Object(map) = schema else {
         return;
     };
-    if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(deep_def_name) {
+    if let Some(name) = map
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(deep_def_name)
+    {
         into.insert(name);
     }
     let mut map = map.clone();

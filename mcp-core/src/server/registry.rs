@@ -331,7 +331,8 @@ fn page_bounds(
     let start = match cursor {
         None => 0,
         Some(c) => {
-            let invalid = || McpError::invalid_params(format!("Invalid cursor: {}", echo_capped(c)));
+            let invalid =
+                || McpError::invalid_params(format!("Invalid cursor: {}", echo_capped(c)));
             let (position, next, last): (usize, String, String) = crate::base64::decode_url(c)
                 .and_then(|bytes| serde_json::from_slice(&bytes).ok())
                 .ok_or_else(invalid)?;

@@ -297,10 +297,18 @@ impl<S> std::fmt::Debug for Features<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names = |it: &mut dyn Iterator<Item = String>| it.collect::<Vec<_>>();
         f.debug_struct("Features")
-            .field("tools", &names(&mut self.tools.iter().map(|t| t.tool.name.clone())))
+            .field(
+                "tools",
+                &names(&mut self.tools.iter().map(|t| t.tool.name.clone())),
+            )
             .field(
                 "resources",
-                &names(&mut self.resources.iter().map(|r| r.template.as_str().to_owned())),
+                &names(
+                    &mut self
+                        .resources
+                        .iter()
+                        .map(|r| r.template.as_str().to_owned()),
+                ),
             )
             .field(
                 "prompts",
