@@ -5,11 +5,12 @@ use std::collections::HashSet;
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, Ident, LitStr, Pat, PathArguments, ReturnType, Type};
+use syn::{FnArg, Ident, LitStr, Pat, ReturnType, Type};
 
 use crate::attrs::{parse_arg_attrs, ArgAttrs, ToolAttrs, ARG_KEYS};
 use crate::ctxt::Ctxt;
 use crate::docs::{doc_description, doc_text, Doc};
+use crate::spelling::{generic_args, last_segment};
 
 pub(crate) enum Receiver {
     None,
@@ -83,27 +84,6 @@ pub(crate) fn strip_arg_attrs(sig: &mut syn::Signature) -> Vec<Vec<syn::Attribut
             FnArg::Receiver(_) => Vec::new(),
         })
         .collect()
-}
-
-pub(crate) fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
-        _ => None,
-    }
-}
-
-pub(crate) fn generic_args(seg: &syn::PathSegment) -> Vec<&Type> {
-    match &seg.arguments {
-        PathArguments::AngleBracketed(args) => args
-            .args
-            .iter()
-            .filter_map(|a| match a {
-                GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 fn is_valid_tool_name(name: &str) -> bool {

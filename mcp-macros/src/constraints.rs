@@ -8,9 +8,9 @@
 use proc_macro2::Span;
 use syn::{Expr, Lit, Type};
 
-use crate::ast::{generic_args, last_segment};
 use crate::attrs::ArgAttrs;
 use crate::ctxt::Ctxt;
+use crate::spelling::{generic_args, last_segment};
 
 /// What a type's spelling says about its JSON shape.
 #[derive(Clone, Copy, PartialEq)]

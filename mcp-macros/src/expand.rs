@@ -71,7 +71,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                     }),
                     None => quote!(::std::option::Option::None),
                 };
-                let collection = crate::ast::last_segment(schema_ty).is_some_and(|seg| {
+                let collection = crate::spelling::last_segment(schema_ty).is_some_and(|seg| {
                     ["Vec", "VecDeque", "HashSet", "BTreeSet"]
                         .contains(&seg.ident.to_string().as_str())
                 }) || matches!(schema_ty, syn::Type::Array(_));

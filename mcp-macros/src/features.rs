@@ -9,10 +9,11 @@ use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::{FnArg, LitStr, Pat, Token, Type};
 
-use crate::ast::{context_state, generic_args, last_segment, state_param, strip_arg_attrs};
+use crate::ast::{context_state, state_param, strip_arg_attrs};
 use crate::attrs::{parse_arg_attrs, ArgAttrs, TEXT_ARG_KEYS};
 use crate::ctxt::Ctxt;
 use crate::docs::{doc_description, doc_text, Doc};
+use crate::spelling::{generic_args, last_segment};
 use crate::suggest::unknown_key;
 
 const RESOURCE_KEYS: &[&str] = &[

@@ -13,6 +13,7 @@ mod docs;
 mod expand;
 mod features;
 mod pattern;
+mod spelling;
 mod suggest;
 
 use proc_macro::TokenStream;
