@@ -375,7 +375,7 @@ pub(crate) fn parse_sig(
 
 /// The function as written, plus the unit struct that registers it.
 fn unit_struct(item: &syn::ItemFn, what: &str) -> TokenStream {
-    let handle = crate::handle_struct(&item.vis, &item.sig.ident, what);
+    let handle = crate::handle::handle_struct(&item.vis, &item.sig.ident, what);
     quote! {
         #item
         #handle
@@ -536,7 +536,7 @@ pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStr
     let (impl_generics, state) = state_of(&parsed.context);
     let body = resource_def(&cx, &parsed, args, &Callee::Free, &state);
     let out = unit_struct(&item, "resource");
-    let handle = crate::handle_path(&item.sig.ident, "resource");
+    let handle = crate::handle::handle_path(&item.sig.ident, "resource");
     registration(cx, out, (impl_generics, state), &handle, "Resource", body)
 }
 
@@ -697,7 +697,7 @@ pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStrea
     let (impl_generics, state) = state_of(&parsed.context);
     let body = prompt_def(&cx, &parsed, args, &Callee::Free, &state);
     let out = unit_struct(&item, "prompt");
-    let handle = crate::handle_path(&item.sig.ident, "prompt");
+    let handle = crate::handle::handle_path(&item.sig.ident, "prompt");
     registration(cx, out, (impl_generics, state), &handle, "Prompt", body)
 }
 
