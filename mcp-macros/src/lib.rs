@@ -135,15 +135,14 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 /// plain or `async`.
 ///
 /// ```
-/// use mcp::prelude::*;
 /// use std::sync::Mutex;
 ///
 /// struct Shop { books: Mutex<Vec<String>> }
 ///
-/// #[tools]
+/// #[mcp::tools]
 /// impl Shop {
 ///     /// Adds a book.
-///     #[tool]
+///     #[mcp::tool]
 ///     async fn add(&self, title: String) -> usize {
 ///         let mut books = self.books.lock().unwrap();
 ///         books.push(title);
@@ -151,13 +150,13 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     }
 ///
 ///     /// One book by position.
-///     #[resource("shop://books/{index}")]
+///     #[mcp::resource("shop://books/{index}")]
 ///     async fn book(&self, #[arg(complete = Self::positions)] index: usize) -> Option<String> {
 ///         self.books.lock().unwrap().get(index).cloned()
 ///     }
 ///
 ///     /// Asks for a review.
-///     #[prompt]
+///     #[mcp::prompt]
 ///     async fn review(&self, title: String) -> String {
 ///         format!("Review {title}.")
 ///     }
@@ -168,7 +167,7 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     }
 /// }
 ///
-/// let server = McpServer::new("shop").tools(Shop { books: Mutex::new(Vec::new()) });
+/// let server = mcp::server::McpServer::new("shop").tools(Shop { books: Mutex::new(Vec::new()) });
 /// ```
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {

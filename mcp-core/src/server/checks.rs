@@ -6,7 +6,7 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::__private::{arg, ArgDecoder};
+use super::arg_decoder::{arg, ArgDecoder};
 use crate::lowlevel::RequestContext;
 use crate::server::{ArgSpec, ArgsSchema};
 

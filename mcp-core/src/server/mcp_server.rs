@@ -66,25 +66,24 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// [`with_lifespan`](Self::with_lifespan) for state built when serving starts.
     ///
     /// ```
-    /// use mcp::server::{McpServer, State};
-    /// use mcp::{prompt, resource, tool};
+    /// use mcp_core::server::{McpServer, State};
     ///
     /// struct Catalog { books: Vec<String> }
     ///
     /// /// Lists the books.
-    /// #[tool]
+    /// #[mcp::tool]
     /// async fn list_books(catalog: State<Catalog>) -> Vec<String> {
     ///     catalog.books.clone()
     /// }
     ///
     /// /// The catalog as text.
-    /// #[resource("books://all")]
+    /// #[mcp::resource("books://all")]
     /// async fn all_books(catalog: State<Catalog>) -> String {
     ///     catalog.books.join("\n")
     /// }
     ///
     /// /// Asks for a recommendation.
-    /// #[prompt]
+    /// #[mcp::prompt]
     /// async fn recommend(catalog: State<Catalog>) -> String {
     ///     format!("Recommend one of: {}", catalog.books.join(", "))
     /// }

@@ -2,6 +2,7 @@
 //! validation against the schema `tools/list` shows (for a `#[tool]`, the same schema with `null`
 //! also accepted for its optional arguments: see [`ArgsSchema`]), results shaped for the era.
 
+pub(crate) mod arg_decoder;
 pub mod checks;
 mod completion;
 mod features;
