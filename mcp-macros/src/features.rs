@@ -528,16 +528,28 @@ fn template_variables(text: &str) -> Result<Vec<String>, String> {
 }
 
 pub(crate) fn expand_resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_free(args, input, "resource", "Resource", resource_def)
+}
+
+/// A free `#[resource]` or `#[prompt]` function: the function, its handle, and the handle's
+/// `IntoResource`/`IntoPrompt` impl whose body `def` writes.
+fn expand_free(
+    args: TokenStream,
+    input: TokenStream,
+    what: &str,
+    kind: &str,
+    def: fn(&Ctxt, &Parsed, TokenStream, &Callee<'_>, &TokenStream) -> TokenStream,
+) -> TokenStream {
     let cx = Ctxt::default();
-    let (item, parsed) = match parse_fn(&cx, input, "resource") {
+    let (item, parsed) = match parse_fn(&cx, input, what) {
         Ok(p) => p,
         Err(out) => return out,
     };
     let (impl_generics, state) = state_of(&parsed.context);
-    let body = resource_def(&cx, &parsed, args, &Callee::Free, &state);
-    let out = unit_struct(&item, "resource");
-    let handle = crate::handle::handle_path(&item.sig.ident, "resource");
-    registration(cx, out, (impl_generics, state), &handle, "Resource", body)
+    let body = def(&cx, &parsed, args, &Callee::Free, &state);
+    let out = unit_struct(&item, what);
+    let handle = crate::handle::handle_path(&item.sig.ident, what);
+    registration(cx, out, (impl_generics, state), &handle, kind, body)
 }
 
 /// An expression of type `ResourceDef<#state>` for a parsed `#[resource(args)]` function.
@@ -689,16 +701,7 @@ fn return_span(sig: &syn::Signature) -> Span {
 }
 
 pub(crate) fn expand_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
-    let cx = Ctxt::default();
-    let (item, parsed) = match parse_fn(&cx, input, "prompt") {
-        Ok(p) => p,
-        Err(out) => return out,
-    };
-    let (impl_generics, state) = state_of(&parsed.context);
-    let body = prompt_def(&cx, &parsed, args, &Callee::Free, &state);
-    let out = unit_struct(&item, "prompt");
-    let handle = crate::handle::handle_path(&item.sig.ident, "prompt");
-    registration(cx, out, (impl_generics, state), &handle, "Prompt", body)
+    expand_free(args, input, "prompt", "Prompt", prompt_def)
 }
 
 /// An expression of type `PromptDef<#state>` for a parsed `#[prompt(args)]` function.

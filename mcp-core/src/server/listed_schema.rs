@@ -158,7 +158,7 @@ fn def_name(reference: &str) -> Option<String> {
     if raw.contains('/') {
         return None;
     }
-    let decoded = percent_decode(raw)?;
+    let decoded = super::uri_template::percent_decode(raw)?;
     Some(decoded.replace("~1", "/").replace("~0", "~"))
 }
 
@@ -166,7 +166,7 @@ fn def_name(reference: &str) -> Option<String> {
 fn deep_def_name(reference: &str) -> Option<String> {
     let raw = reference.strip_prefix("#/$defs/")?;
     let (first, _) = raw.split_once('/')?;
-    let decoded = percent_decode(first)?;
+    let decoded = super::uri_template::percent_decode(first)?;
     Some(decoded.replace("~1", "/").replace("~0", "~"))
 }
 
@@ -184,23 +184,6 @@ fn pointed_into(schema: &Value, into: &mut BTreeSet<String>) {
     }
     let mut map = map.clone();
     each_subschema(&mut map, &mut |s| pointed_into(s, into));
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// The `$defs` names referenced anywhere in `schema` (keyword positions only).

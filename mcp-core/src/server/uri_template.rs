@@ -176,7 +176,7 @@ fn match_first(
                 if !names.iter().any(|n| n == k) {
                     return false;
                 }
-                match decode(v) {
+                match percent_decode(v) {
                     Some(v) if safe(&v) => {
                         vars.insert(k.to_owned(), v);
                     }
@@ -226,7 +226,9 @@ fn match_first(
             let ends: Vec<usize> = ends.into_iter().rev().take(MAX_CANDIDATES).collect();
             for end in ends {
                 let raw = &input[..end];
-                let Some(value) = decode(raw) else { continue };
+                let Some(value) = percent_decode(raw) else {
+                    continue;
+                };
                 if !safe(&value) || (!allow_slash && value.contains('/')) {
                     continue;
                 }
@@ -251,7 +253,8 @@ fn safe(value: &str) -> bool {
         && !value.split('/').any(|seg| seg == ".." || seg == ".")
 }
 
-fn decode(raw: &str) -> Option<String> {
+/// Undoes `%XX` escapes (RFC 3986); `None` for a broken escape or bytes that are not UTF-8.
+pub(crate) fn percent_decode(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
