@@ -2,7 +2,8 @@
 //! `tests/client.rs`) and floods: `add` (validated), `echo`, `panic` (panics with a message and a
 //! file path), `hang` (never returns), `hangs_dropped` (how many `hang` calls were cancelled),
 //! `huge` (an 8 MiB result), `exit` (the process exits with status 3 mid-call), `garbage`
-//! (writes a line that is not JSON to stdout, then hangs).
+//! (writes a line that is not JSON to stdout, then hangs), `wait_for_cancel` (cleans up when
+//! cancelled; `cleanups` counts them), `steps` (sends progress).
 //!
 //! Run: `cargo run --example torture` (stdio) or `cargo run --example torture -- --http 127.0.0.1:0`.
 //!
@@ -61,6 +62,34 @@ async fn hangs_dropped() -> u64 {
     HANGS_DROPPED.load(std::sync::atomic::Ordering::SeqCst) as u64
 }
 
+/// How many `wait_for_cancel` calls cleaned up after their cancellation.
+pub static CLEANUPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Waits until the call is cancelled, then cleans up cooperatively (counted by `cleanups`).
+#[tool]
+async fn wait_for_cancel(ctx: RequestContext) -> String {
+    ctx.cancelled().await;
+    // Cleanup that needs to await still runs: the handler is given the shutdown grace.
+    tokio::task::yield_now().await;
+    CLEANUPS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "cancelled".into()
+}
+
+/// How many `wait_for_cancel` calls cleaned up.
+#[tool]
+async fn cleanups() -> u64 {
+    CLEANUPS.load(std::sync::atomic::Ordering::SeqCst) as u64
+}
+
+/// Reports `steps` progress notifications (1 of n .. n of n), then answers.
+#[tool]
+async fn steps(ctx: RequestContext, steps: u32) -> String {
+    for done in 1..=steps {
+        ctx.progress(done).total(steps).message("step").await;
+    }
+    format!("{steps} steps")
+}
+
 /// Exits the process with status 3 while the call is open.
 #[tool]
 async fn exit() -> String {
@@ -96,6 +125,9 @@ pub fn server() -> McpServer {
         .tool(HangsDroppedTool)
         .tool(ExitTool)
         .tool(GarbageTool)
+        .tool(WaitForCancelTool)
+        .tool(CleanupsTool)
+        .tool(StepsTool)
 }
 
 #[tokio::main]

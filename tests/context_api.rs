@@ -511,3 +511,49 @@ async fn serve_http_is_a_method_like_serve_stdio() {
     let err = McpServer::new("http").serve_http(addr).await.unwrap_err();
     assert!(err.is_internal(), "{err}");
 }
+
+/// Over stdio, with the server a child process: progress arrives as sent, and a cancelled call
+/// that watches `ctx.cancelled()` runs its cleanup (counted by the server), in both eras.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_and_cooperative_cancellation_over_stdio() {
+    use mcp::transport::{ChildProcess, Stderr};
+
+    for (round, builder) in [Client::builder(), Client::builder().legacy()]
+        .into_iter()
+        .enumerate()
+    {
+        let child = ChildProcess::new(support::example("torture")).stderr(Stderr::Discard);
+        let client = builder.connect(child).await.unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let options = mcp::client::RequestOptions::new().on_progress(move |p| {
+            record.lock().unwrap().push((p.progress, p.total));
+        });
+        let done = client
+            .call_tool_with("steps", json!({"steps": 3}), &options)
+            .await
+            .unwrap();
+        assert_eq!(done.content[0].as_text(), Some("3 steps"));
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))],
+            "round {round}"
+        );
+
+        let forever = mcp::client::RequestOptions::new().timeout(None);
+        let call = client.call_tool_with("wait_for_cancel", json!({}), &forever);
+        let raced = tokio::time::timeout(Duration::from_millis(200), call).await;
+        assert!(raced.is_err(), "it answers only when cancelled");
+        let mut cleaned = String::new();
+        for _ in 0..100 {
+            let count = client.call_tool("cleanups", json!({})).await.unwrap();
+            cleaned = count.content[0].as_text().unwrap_or_default().to_owned();
+            if cleaned == "1" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(cleaned, "1", "round {round}: the cleanup ran once");
+        client.close().await;
+    }
+}
