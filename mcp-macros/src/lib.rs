@@ -30,7 +30,49 @@ use crate::handle::{handle_path, handle_struct};
 
 /// Turns a function into a tool: its name, doc comment and parameters become the tool's name,
 /// description and JSON Schema; every call is validated against that schema before the body
-/// runs. See the `mcp` crate documentation for the keys of `#[tool(...)]` and `#[arg(...)]`.
+/// runs.
+///
+/// Keys of `#[tool(..)]`, all optional: `name = ".."` (default: the function's name),
+/// `title = ".."`, `description = ".."` (default: the doc comment), the hints `read_only`,
+/// `destructive`, `idempotent`, `open_world` (alone for `true`, or `= false`), `icon = "url"`
+/// (once per icon), `meta = r#"{..}"#` (the tool's `_meta`, a JSON object) and
+/// `scopes = [".."]` (what a caller's token needs behind a resource server).
+///
+/// Keys of `#[arg(..)]` on a parameter: `description = ".."` (default: the parameter's doc
+/// comment), `rename = ".."` (the argument's name on the wire), `default = expr` (used when the
+/// argument is absent; the argument is then optional), `range(min..=max)` (numbers; `min..`,
+/// `..=max` too), `length(min..=max)` (characters of text, items of a list) and
+/// `pattern = "regex"` (text).
+///
+/// ```
+/// use mcp::prelude::*;
+///
+/// /// Search the catalog by title or author.
+/// #[mcp::tool(
+///     name = "search",
+///     title = "Search books",
+///     read_only,
+///     open_world = false,
+///     icon = "https://example.com/search.png",
+///     meta = r#"{"vendor/cost": "low"}"#,
+///     scopes = ["books:read"],
+/// )]
+/// async fn search_books(
+///     /// Words to look for.
+///     #[arg(length(1..=200), pattern = "^[^<>]*$")]
+///     query: String,
+///     #[arg(range(1..=50), default = 10, description = "At most this many books.")]
+///     limit: u32,
+///     #[arg(rename = "sortBy")]
+///     sort_by: Option<String>,
+/// ) -> Vec<String> {
+///     let _ = (limit, sort_by);
+///     vec![query]
+/// }
+///
+/// let server = McpServer::new("books").tool(SearchBooksTool);
+/// assert_eq!(server.tool_names(), ["search"]);
+/// ```
 ///
 /// On a free function `search_books`, the function stays as written and a unit struct
 /// `SearchBooksTool` is generated for `McpServer::tool(SearchBooksTool)` (declared in a module
@@ -64,21 +106,43 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// generated as for `#[tool]`; the description may come from `#[doc = include_str!(..)]`. As a
 /// `&self` method, it belongs in a `#[tools]` impl block.
 ///
-/// Keys after the URI: `name`, `title`, `description` (default: the doc comment), `mime_type`,
-/// `icon` (once per icon), `meta` (a JSON object) and `scopes`:
+/// Keys after the URI, all optional: `name = ".."` (default: the function's name),
+/// `title = ".."`, `description = ".."` (default: the doc comment), `mime_type = ".."`,
+/// `icon = "url"` (once per icon), `meta = r#"{..}"#` (a JSON object) and `scopes = [".."]`.
+/// A variable's parameter takes `#[arg(rename = "..")]` (the variable's name),
+/// `#[arg(description = "..")]` and `#[arg(complete = f)]` (see `#[prompt]`).
 ///
-/// ```text
-/// #[resource("shop://logo", mime_type = "image/png", icon = "https://example.com/logo.png",
-///            meta = r#"{"vendor/kind": "image"}"#, scopes = ["shop:read"])]
 /// ```
+/// use mcp::prelude::*;
 ///
-/// A variable's parameter takes `#[arg(rename = "..")]` (the variable's name) and
-/// `#[arg(complete = f)]` (see `#[prompt]`):
+/// /// The shop's logo.
+/// #[mcp::resource(
+///     "shop://logo",
+///     name = "logo",
+///     title = "Logo",
+///     mime_type = "image/png",
+///     icon = "https://example.com/logo.png",
+///     meta = r#"{"vendor/kind": "image"}"#,
+///     scopes = ["shop:read"],
+/// )]
+/// async fn logo() -> Vec<u8> {
+///     vec![0x89, b'P', b'N', b'G']
+/// }
 ///
-/// ```text
-/// #[resource("books://{author}/{title}")]
-/// async fn book(#[arg(complete = authors)] author: String,
-///               #[arg(complete = titles_by)] title: String) -> Option<String>
+/// /// One book, by author and title.
+/// #[mcp::resource("books://{author}/{title}", mime_type = "text/plain")]
+/// async fn book(
+///     #[arg(complete = authors)] author: String,
+///     title: String,
+/// ) -> Option<String> {
+///     (author == "Herbert" && title == "Dune").then(|| "Dune, by Frank Herbert.".into())
+/// }
+///
+/// fn authors(typed: &str) -> Vec<String> {
+///     ["Austen", "Herbert"].iter().filter(|a| a.starts_with(typed)).map(|a| a.to_string()).collect()
+/// }
+///
+/// let server = McpServer::new("shop").resource(LogoResource).resource(BookResource);
 /// ```
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -90,33 +154,57 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `SummarizePrompt` of `fn summarize` is generated as for `#[tool]`; as a `&self` method, it
 /// belongs in a `#[tools]` impl block.
 ///
-/// Keys: `name`, `title`, `description` (default: the doc comment), `icon` (once per icon),
-/// `meta` (a JSON object) and `scopes`:
-///
-/// ```text
-/// #[prompt(title = "Review", icon = "https://example.com/review.png",
-///          meta = r#"{"vendor/audience": "editors"}"#)]
-/// ```
+/// Keys, all optional: `name = ".."` (default: the function's name), `title = ".."`,
+/// `description = ".."` (default: the doc comment), `icon = "url"` (once per icon),
+/// `meta = r#"{..}"#` (a JSON object) and `scopes = [".."]`.
 ///
 /// A parameter takes `#[arg(description = "..")]` (default: its doc comment),
 /// `#[arg(rename = "..")]` (the argument's name) and `#[arg(complete = f)]`, which names the
 /// function that suggests values for `completion/complete`: `fn(&str) -> Vec<String>` (the
-/// text typed so far), or a function, plain or `async`, taking `mcp::server::CompletionRequest<S>`
-/// (also the other arguments already filled in, and `state()`; `S` is the prompt's state, so a
+/// text typed so far), or a function, plain or `async`, taking `CompletionRequest<S>` (also
+/// the other arguments already filled in, and `state()`; `S` is the prompt's state, so a
 /// completer reading a `Shop` needs a prompt with a `State<Shop>` or `RequestContext<Shop>`
 /// parameter). At most 100 values are sent.
 ///
-/// ```text
-/// fn authors(typed: &str) -> Vec<String> { .. }
-/// async fn titles_by(req: CompletionRequest<Shop>) -> Vec<String> {
-///     let author = req.arguments.get("author");   // filled in already, if the client says so
-///     req.state().titles(author, &req.value)
+/// ```
+/// use mcp::prelude::*;
+///
+/// struct Shop { titles: Vec<(String, String)> }   // (author, title)
+///
+/// fn authors(typed: &str) -> Vec<String> {
+///     ["Austen", "Herbert"].iter().filter(|a| a.starts_with(typed)).map(|a| a.to_string()).collect()
 /// }
 ///
-/// #[prompt]
-/// async fn review(shop: State<Shop>,
-///                 #[arg(complete = authors)] author: String,
-///                 #[arg(complete = titles_by, description = "The book.")] title: String) -> String
+/// /// The titles of the author filled in already, if the client says which.
+/// async fn titles_by(req: CompletionRequest<Shop>) -> Vec<String> {
+///     let author = req.arguments.get("author");
+///     req.state().titles.iter()
+///         .filter(|(a, t)| author.is_none_or(|x| x == a) && t.starts_with(&req.value))
+///         .map(|(_, t)| t.clone())
+///         .collect()
+/// }
+///
+/// /// Ask for a review of one book.
+/// #[mcp::prompt(
+///     name = "review",
+///     title = "Review a book",
+///     icon = "https://example.com/review.png",
+///     meta = r#"{"vendor/audience": "editors"}"#,
+///     scopes = ["reviews:write"],
+/// )]
+/// async fn review_book(
+///     shop: State<Shop>,
+///     #[arg(complete = authors)] author: String,
+///     #[arg(complete = titles_by, rename = "book", description = "The book.")] title: String,
+///     /// The tone, e.g. "enthusiastic".
+///     tone: Option<String>,
+/// ) -> String {
+///     let known = shop.titles.iter().any(|(_, t)| *t == title);
+///     format!("Review {title} by {author} ({}), in stock: {known}.", tone.unwrap_or_default())
+/// }
+///
+/// let shop = Shop { titles: vec![("Herbert".into(), "Dune".into())] };
+/// let server = McpServer::with_state("shop", shop).prompt(ReviewBookPrompt);
 /// ```
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
