@@ -7,6 +7,9 @@
 use std::time::Duration;
 
 use mcp::prelude::*;
+
+#[path = "conformance_server/tasks.rs"]
+mod tasks;
 use mcp::server::{PromptDef, ServerHandle, ToolDef};
 use mcp::transport::HttpConfig;
 use serde_json::{json, Value};
@@ -582,7 +585,7 @@ async fn test_input_required_result_prompt(ctx: RequestContext) -> mcp::Result<S
 pub fn server() -> McpServer {
     let server = McpServer::new("mcp-rust-conformance").version(env!("CARGO_PKG_VERSION"));
     let handle = server.handle();
-    server
+    tasks::register(server)
         .tool(TestSimpleTextTool)
         .tool(TestImageContentTool)
         .tool(TestAudioContentTool)
@@ -620,6 +623,9 @@ pub fn server() -> McpServer {
         .prompt(TestPromptWithEmbeddedResourcePrompt)
         .prompt(TestPromptWithImagePrompt)
         .prompt(TestInputRequiredResultPromptPrompt)
+        // The skills extension (SEP-2640): the fixture skills of examples/skills.
+        .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills"))
+        .expect("the examples/skills fixture directory")
 }
 
 #[tokio::main]

@@ -16,6 +16,7 @@ mod error;
 pub mod events;
 #[cfg(feature = "http")]
 mod fetch;
+pub mod frontmatter;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod input;
@@ -26,6 +27,7 @@ mod peer;
 pub mod request_state;
 mod serve;
 pub mod server;
+pub mod trace;
 pub mod transport;
 pub mod types;
 mod validator;

@@ -21,6 +21,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "icon",
     "meta",
     "scopes",
+    "task",
 ];
 
 pub(crate) const TEXT_ARG_KEYS: &[&str] = &["complete", "description", "rename"];
@@ -44,6 +45,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) icons: Vec<LitStr>,
     pub(crate) meta: Option<LitStr>,
     pub(crate) scopes: Vec<LitStr>,
+    /// `task = "optional"`: the `TaskSupport` variant, spanned on the user's string.
+    pub(crate) task: Option<syn::Ident>,
 }
 
 /// `#[arg(...)]`.
@@ -119,6 +122,24 @@ fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
     }
 }
 
+/// `task = "forbidden" | "optional" | "required"`: the `TaskSupport` variant it names.
+fn parse_task(cx: &Ctxt, lit: &LitStr) -> Option<syn::Ident> {
+    let variant = match lit.value().as_str() {
+        "forbidden" => "Forbidden",
+        "optional" => "Optional",
+        "required" => "Required",
+        _ => {
+            cx.error(
+                lit,
+                "`task` is \"forbidden\", \"optional\" or \"required\" (whether the tool runs \
+                 as a task of the tasks extension)",
+            );
+            return None;
+        }
+    };
+    Some(syn::Ident::new(variant, lit.span()))
+}
+
 /// `scopes = ["a", "b"]`: OAuth scope tokens (RFC 6749 §3.3: printable ASCII, no space, `"` or
 /// `\\`). Each mistake is reported on its own literal.
 pub(crate) fn parse_scopes(cx: &Ctxt, value: &Expr) -> Vec<LitStr> {
@@ -181,6 +202,7 @@ pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
             "description" => attrs.description = Some(meta.value()?.parse()?),
             "icon" => attrs.icons.push(meta.value()?.parse()?),
             "scopes" => attrs.scopes = parse_scopes(cx, &meta.value()?.parse()?),
+            "task" => attrs.task = parse_task(cx, &meta.value()?.parse()?),
             "meta" => {
                 let lit: LitStr = meta.value()?.parse()?;
                 if !valid_json_object(&lit.value()) {

@@ -14,7 +14,7 @@ use crate::spelling::{generic_args, last_segment};
 
 /// What a type's spelling says about its JSON shape.
 #[derive(Clone, Copy, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     Integer,
     Float,
     Text,
@@ -24,7 +24,14 @@ enum Kind {
     Unknown,
 }
 
-fn kind(ty: &Type) -> Kind {
+/// Whether `minLength`/`maxLength` of `length(..)` become `minItems`/`maxItems`: `ty` is
+/// spelled as a list (`Vec`, sets, arrays, a `Box` or `Option` of one).
+pub(crate) fn is_list(ty: &Type) -> bool {
+    matches!(kind(ty), Kind::List)
+}
+
+/// What the macro can tell of `ty` by its spelling.
+pub(crate) fn kind(ty: &Type) -> Kind {
     match ty {
         Type::Array(_) | Type::Slice(_) => return Kind::List,
         Type::Paren(p) => return kind(&p.elem),

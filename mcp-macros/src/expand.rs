@@ -71,10 +71,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                     }),
                     None => quote!(::std::option::Option::None),
                 };
-                let collection = crate::spelling::last_segment(schema_ty).is_some_and(|seg| {
-                    ["Vec", "VecDeque", "HashSet", "BTreeSet"]
-                        .contains(&seg.ident.to_string().as_str())
-                }) || matches!(schema_ty, syn::Type::Array(_));
+                let collection = crate::constraints::is_list(schema_ty);
                 // A type the macro cannot read (an alias) gets both keywords: each applies only
                 // to its own JSON type.
                 let unknown = arg
@@ -253,6 +250,9 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
     if !tool.attrs.scopes.is_empty() {
         let scopes = &tool.attrs.scopes;
         builders.push(quote!(.scopes([#(#scopes),*])));
+    }
+    if let Some(task) = &tool.attrs.task {
+        builders.push(quote!(.task_support(::mcp::server::TaskSupport::#task)));
     }
 
     quote!({

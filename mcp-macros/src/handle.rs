@@ -39,7 +39,9 @@ pub(crate) fn handle_ident(ident: &syn::Ident, what: &str) -> syn::Ident {
 pub(crate) fn handle_struct(vis: &syn::Visibility, ident: &syn::Ident, what: &str) -> TokenStream2 {
     let handle = handle_ident(ident, what);
     let module = handle_module(ident, what);
-    let doc = format!("The {what} [`{ident}`], to register with the server: `.{what}({handle})`.");
+    let doc = format!(
+        "The {what} [`{ident}`](super::{ident}), to register with the server: `.{what}({handle})`."
+    );
     let inner_vis = vis_in_child_module(vis);
     quote! {
         #[allow(non_snake_case)]

@@ -27,6 +27,7 @@ mod param_headers;
 mod reader;
 mod request;
 mod shared;
+mod skills;
 mod transport;
 mod verbs;
 
@@ -36,4 +37,5 @@ pub use input::DEFAULT_MAX_INPUT_ROUNDS;
 pub use notify::ServerNotification;
 pub use options::RequestOptions;
 pub use request::PendingRequest;
+pub use skills::{LoadedSkill, SkillError};
 pub use transport::IntoTransport;

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::trace::TraceContext;
 use crate::types::ProgressNotificationParams;
 
 pub(crate) type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
@@ -24,6 +25,7 @@ pub struct RequestOptions {
     pub(crate) timeout: Option<Option<Duration>>,
     pub(crate) on_progress: Option<ProgressCallback>,
     pub(crate) headers: Vec<(String, String)>,
+    pub(crate) trace: Option<TraceContext>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -32,6 +34,7 @@ impl std::fmt::Debug for RequestOptions {
             .field("timeout", &self.timeout)
             .field("on_progress", &self.on_progress.is_some())
             .field("headers", &self.headers)
+            .field("trace", &self.trace)
             .finish()
     }
 }
@@ -61,6 +64,23 @@ impl RequestOptions {
     /// A header sent with this request over HTTP (ignored by other transports).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sends the caller's W3C Trace Context (`traceparent`, `tracestate`) in the request's
+    /// `params._meta` (SEP-414), so the server's span joins the caller's trace. Take it from
+    /// your OpenTelemetry context (the SDK does not depend on OpenTelemetry).
+    ///
+    /// ```
+    /// use mcp_core::client::RequestOptions;
+    /// use mcp_core::trace::TraceContext;
+    ///
+    /// let tc = TraceContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+    ///     .expect("a valid traceparent");
+    /// let options = RequestOptions::new().trace_context(tc);
+    /// ```
+    pub fn trace_context(mut self, trace: TraceContext) -> Self {
+        self.trace = Some(trace);
         self
     }
 }

@@ -163,9 +163,10 @@ impl Client {
                 .insert(token.clone(), (callback.clone(), Arc::new(Notify::new())));
             token
         });
-        // The params are copied only when `_meta` must be added to (2026, or progress).
+        // The params are copied only when `_meta` must be added to (2026, progress, trace).
         let with_meta;
-        let params = if negotiated.era == Era::Modern || token.is_some() {
+        let params = if negotiated.era == Era::Modern || token.is_some() || options.trace.is_some()
+        {
             let mut map = params.as_object().cloned().unwrap_or_default();
             let meta = map
                 .entry("_meta")
@@ -176,6 +177,9 @@ impl Client {
                 }
                 if let Some(token) = &token {
                     meta.insert("progressToken".into(), Value::from(token.as_str()));
+                }
+                if let Some(trace) = &options.trace {
+                    trace.write_to(meta);
                 }
             }
             with_meta = Value::Object(map);

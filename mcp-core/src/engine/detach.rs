@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -57,8 +58,18 @@ impl<T: Send + 'static, S: Send + Sync + 'static> Drop for Detach<T, S> {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
+        // At most `max_in_flight` handlers clean up in the background per server: a client
+        // that sends and cancels in a loop cannot pile them up (beyond, they are dropped at once).
+        let server = self.info.server.clone();
+        let limit = server.server.options.max_in_flight.max(1);
+        if server.detached.fetch_add(1, Ordering::AcqRel) >= limit {
+            server.detached.fetch_sub(1, Ordering::AcqRel);
+            tracing::debug!("too many cancelled handlers cleaning up; this one is dropped at once");
+            return;
+        }
         let grace = self.grace;
         runtime.spawn(async move {
+            let _count = Detached(server);
             if tokio::time::timeout(grace, handler).await.is_err() {
                 tracing::debug!(
                     grace_ms = grace.as_millis() as u64,
@@ -66,5 +77,14 @@ impl<T: Send + 'static, S: Send + Sync + 'static> Drop for Detach<T, S> {
                 );
             }
         });
+    }
+}
+
+/// Counts one handler cleaning up in the background until it ends.
+struct Detached<S>(Arc<crate::engine::RunningServer<S>>);
+
+impl<S> Drop for Detached<S> {
+    fn drop(&mut self) {
+        self.0.detached.fetch_sub(1, Ordering::AcqRel);
     }
 }

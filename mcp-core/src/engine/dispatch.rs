@@ -6,7 +6,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use tracing::Instrument as _;
+
 use super::detach::Detach;
+use super::span::CallSpan;
 use super::stamp::stamp_modern;
 use super::unwind::CatchUnwind;
 use super::RunningServer;
@@ -41,18 +44,32 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
 ) -> String {
     let params = Params::from_raw(params);
     let meta = params.meta();
-    let info = match classify(&origin, &id, method, meta) {
-        Ok(info) => info,
-        Err((method, e)) => return error_line(Some(&id), &method, &e, origin.surface_internal),
+    let span = CallSpan::request(&id, &method, &params, meta.as_ref());
+    let classified = {
+        let _in = span.span().enter();
+        classify(&origin, &id, method, meta)
     };
+    let info = match classified {
+        Ok(info) => info,
+        Err((method, e)) => {
+            span.failed(e.code());
+            return error_line(Some(&id), &method, &e, origin.surface_internal);
+        }
+    };
+    span.describe(&info);
     let info = Arc::new(info);
     let msg = Incoming {
         info: info.clone(),
         params,
     };
     let grace = origin.server.server.options.shutdown_grace;
-    let handler = CatchUnwind::new(next(0).run(msg));
+    let handler = CatchUnwind::new(instrument(next(0).run(msg), &span));
     let outcome = Detach::new(handler, info.clone(), grace).await;
+    match &outcome {
+        Ok(Ok(value)) => span.succeeded(value),
+        Ok(Err(e)) => span.failed(e.code()),
+        Err(_) => span.failed(crate::error::codes::INTERNAL_ERROR),
+    }
     match outcome {
         Ok(Ok(mut value)) => {
             if info.era == Era::Modern {
@@ -128,6 +145,7 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
 ) {
     let params = Params::from_raw(params);
     let meta = params.meta();
+    let span = CallSpan::notification(&method, &params, meta.as_ref());
     if method == "notifications/initialized" {
         origin.session.mark_initialized_notified();
     }
@@ -141,16 +159,36 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
         Some(Ok(env)) => modern_call(&origin, None, method, meta, env),
         _ => session_call(&origin, None, method, meta),
     };
+    span.describe(&info);
     let method = info.method.clone();
     let msg = Incoming {
         info: Arc::new(info),
         params,
     };
-    match CatchUnwind::new(next(0).run(msg)).await {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => tracing::warn!(method, error = %e, "notification handler failed"),
-        Err(panic) => tracing::error!(method, panic, "notification handler panicked"),
+    match CatchUnwind::new(instrument(next(0).run(msg), &span)).await {
+        Ok(Ok(value)) => span.succeeded(&value),
+        Ok(Err(e)) => {
+            span.failed(e.code());
+            let _in = span.span().enter();
+            tracing::warn!(method, error = %e, "notification handler failed");
+        }
+        Err(panic) => {
+            span.failed(crate::error::codes::INTERNAL_ERROR);
+            let _in = span.span().enter();
+            tracing::error!(method, panic, "notification handler panicked");
+        }
     }
+}
+
+/// `run` inside `span` (boxed once more only when a subscriber wants the span).
+fn instrument(
+    run: crate::lowlevel::BoxFuture<Result<Value, McpError>>,
+    span: &CallSpan,
+) -> crate::lowlevel::BoxFuture<Result<Value, McpError>> {
+    if span.is_disabled() {
+        return run;
+    }
+    Box::pin(run.instrument(span.span().clone()))
 }
 
 fn next<S: Send + Sync + 'static>(index: usize) -> Next<S> {

@@ -9,6 +9,7 @@
 pub(crate) mod connection;
 mod detach;
 pub(crate) mod dispatch;
+mod span;
 mod stamp;
 pub(crate) mod unwind;
 
@@ -31,6 +32,9 @@ pub struct RunningServer<S> {
     capabilities: ServerCapabilities,
     state: Arc<S>,
     stopped: AtomicBool,
+    /// Cancelled handlers cleaning up in the background (see `detach.rs`), bounded by
+    /// `max_in_flight`.
+    pub(crate) detached: std::sync::atomic::AtomicUsize,
 }
 
 impl<S: Send + Sync + 'static> RunningServer<S> {
@@ -43,6 +47,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
             server,
             state,
             stopped: AtomicBool::new(false),
+            detached: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
 

@@ -15,7 +15,7 @@
 
 mod memory;
 #[cfg(feature = "redis")]
-mod redis;
+pub(crate) mod redis;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;

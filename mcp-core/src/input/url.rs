@@ -18,12 +18,19 @@ pub(crate) fn for_client<S: Send + Sync + 'static>(
     if e.code() != codes::URL_ELICITATION_REQUIRED {
         return e;
     }
-    let Some(entries) = e
+    let entries = match e
         .data()
         .and_then(|d| d.get("elicitations"))
         .and_then(Value::as_array)
-    else {
-        return e;
+    {
+        Some(entries) if !entries.is_empty() => entries,
+        // Nothing to ask: a mistake of the handler, which 2026 (no `-32042` there) must not see
+        // either; 2025 gets it as written.
+        _ if ctx.era() == Era::Legacy => return e,
+        _ => {
+            tracing::error!("url_elicitation_required without elicitations; answered -32603");
+            return McpError::internal("url_elicitation_required needs at least one elicitation");
+        }
     };
     if !ctx.can_elicit_url() {
         return McpError::new(

@@ -43,5 +43,12 @@ pub(crate) fn derive(
     if has("logging/setLevel") {
         caps.logging = Some(Map::new());
     }
+    if has("tasks/get") {
+        // The 2026 tasks extension is declared under `extensions`, never as core `tasks`.
+        caps.extensions
+            .get_or_insert_with(Map::new)
+            .entry(crate::server::TASKS_EXTENSION)
+            .or_insert_with(|| serde_json::Value::Object(Map::new()));
+    }
     caps
 }

@@ -39,10 +39,37 @@ pub(crate) struct CallInfo<S> {
     /// Fired when the request is cancelled (see `RequestContext::cancelled`).
     pub(crate) cancel: super::cancel::CancelSignal,
     /// The last progress value sent (notifications must increase).
-    pub(crate) last_progress: std::sync::Mutex<Option<f64>>,
+    /// The last progress value sent; held while a report is sent, so reports from tasks
+    /// sharing the context reach the wire in increasing order.
+    pub(crate) last_progress: tokio::sync::Mutex<Option<f64>>,
 }
 
 impl<S> CallInfo<S> {
+    /// A copy for a task's run of a tool (tasks extension): same client, era and request, the
+    /// answers of `round`, and a cancellation and progress of its own.
+    pub(crate) fn for_task(&self, round: crate::input::round::Round) -> Self {
+        let info = Self {
+            id: self.id.clone(),
+            method: "tools/call".into(),
+            meta: self.meta.clone(),
+            era: self.era,
+            protocol_version: self.protocol_version.clone(),
+            client_capabilities: self.client_capabilities.clone(),
+            client_info: self.client_info.clone(),
+            log_level: self.log_level,
+            session: self.session.clone(),
+            server: self.server.clone(),
+            sink: self.sink.clone(),
+            http: self.http.clone(),
+            round: Default::default(),
+            spliced: Default::default(),
+            cancel: Default::default(),
+            last_progress: Default::default(),
+        };
+        let _ = info.round.set(round);
+        info
+    }
+
     async fn send_notification(&self, method: &str, params: Value) -> Result<(), McpError> {
         if self.cancel.is_fired() {
             // Nothing more goes out for a cancelled request.
@@ -106,6 +133,13 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// The request's inbound `params._meta`, if any.
     pub fn meta(&self) -> Option<&Meta> {
         self.info.meta.as_ref()
+    }
+
+    /// The caller's W3C Trace Context: `traceparent` (and `tracestate`) from the request's
+    /// `params._meta` (SEP-414), when a valid one came. It is also recorded on the request's
+    /// `tracing` span; an OpenTelemetry layer can make it the span's remote parent.
+    pub fn trace_context(&self) -> Option<crate::trace::TraceContext> {
+        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?)
     }
 
     /// The era this request is served in.
@@ -189,6 +223,10 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
                 "server-to-client requests exist only in a 2025 session (initialize)",
             ));
         }
+        // A cancelled request cleaning up says nothing more to the client.
+        if self.info.cancel.is_fired() {
+            return Err(McpError::internal("the request was cancelled"));
+        }
         self.info
             .session
             .request_via(&self.info.sink, method, params)
@@ -218,6 +256,9 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// the client reconnects with `GET` + `Last-Event-ID` to receive the rest (SSE polling).
     /// Elsewhere it does nothing.
     pub async fn close_stream(&self) {
+        if self.info.cancel.is_fired() {
+            return;
+        }
         // An empty line is the transport's "close" marker; no transport writes it.
         let _ = self.info.sink.send(String::new()).await;
     }
@@ -337,6 +378,12 @@ impl<S: Send + Sync + 'static> NotificationContext<S> {
     /// The notification's `params._meta`, if any.
     pub fn meta(&self) -> Option<&Meta> {
         self.info.meta.as_ref()
+    }
+
+    /// The sender's W3C Trace Context from `params._meta`, as
+    /// [`RequestContext::trace_context`] reads it.
+    pub fn trace_context(&self) -> Option<crate::trace::TraceContext> {
+        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?)
     }
 
     /// The era of the message.

@@ -45,6 +45,14 @@ impl<S: Send + Sync + 'static> Incoming<S> {
         self.info.meta.as_ref()
     }
 
+    /// The sender's W3C Trace Context from `params._meta` (SEP-414), as
+    /// [`RequestContext::trace_context`](super::RequestContext::trace_context) reads it. A
+    /// middleware runs inside the message's `tracing` span: it is the place to make this the
+    /// span's remote parent (see `examples/otel`).
+    pub fn trace_context(&self) -> Option<crate::trace::TraceContext> {
+        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?)
+    }
+
     /// The era of the message.
     pub fn era(&self) -> Era {
         self.info.era

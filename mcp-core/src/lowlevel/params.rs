@@ -152,6 +152,9 @@ pub(crate) struct Peeked {
     pub(crate) name: Option<Value>,
     #[serde(default)]
     pub(crate) uri: Option<Value>,
+    /// `tasks/get`, `tasks/update`, `tasks/cancel` (tasks extension): named by their task.
+    #[serde(default, rename = "taskId")]
+    pub(crate) task_id: Option<Value>,
     /// Kept as text: parsed only for a tool that mirrors arguments into headers.
     #[serde(default)]
     pub(crate) arguments: Option<Box<RawValue>>,

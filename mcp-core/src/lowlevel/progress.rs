@@ -87,25 +87,20 @@ impl<S: Send + Sync + 'static> Progress<'_, S> {
             tracing::debug!(%id, "progress report with a non-finite number dropped");
             return;
         }
-        {
-            let mut last = ctx
-                .info
-                .last_progress
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            if let Some(last) = *last {
-                if self.progress <= last {
-                    tracing::debug!(
-                        %id,
-                        progress = self.progress,
-                        last,
-                        "progress report not larger than the last one dropped (progress must increase)"
-                    );
-                    return;
-                }
+        // Held until the report is on its way: a larger value checked later is sent later.
+        let mut last = ctx.info.last_progress.lock().await;
+        if let Some(last) = *last {
+            if self.progress <= last {
+                tracing::debug!(
+                    %id,
+                    progress = self.progress,
+                    last,
+                    "progress report not larger than the last one dropped (progress must increase)"
+                );
+                return;
             }
-            *last = Some(self.progress);
         }
+        *last = Some(self.progress);
         let params = ProgressNotificationParams {
             progress_token: token.clone(),
             progress: self.progress,

@@ -49,6 +49,8 @@ struct SessionState {
     log_level: Option<LoggingLevel>,
     initialized: bool,
     initialized_notified: bool,
+    /// 2025 `resources/subscribe`d URIs (kept so an HTTP session store can carry them).
+    subscriptions: std::collections::BTreeSet<String>,
 }
 
 static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
@@ -170,6 +172,39 @@ impl Session {
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
         self.state().log_level = Some(level);
+    }
+
+    /// Notes that the client subscribed to (`on`) or unsubscribed from `uri`.
+    pub(crate) fn set_subscribed(&self, uri: &str, on: bool) {
+        let mut st = self.state();
+        if on {
+            st.subscriptions.insert(uri.to_owned());
+        } else {
+            st.subscriptions.remove(uri);
+        }
+    }
+
+    /// The URIs the client is subscribed to (2025 `resources/subscribe`), sorted.
+    pub(crate) fn subscriptions(&self) -> Vec<String> {
+        self.state().subscriptions.iter().cloned().collect()
+    }
+
+    /// Gives a 2025 session rebuilt from a session store what its handshake had set.
+    #[cfg(feature = "http")]
+    pub(crate) fn restore(
+        &self,
+        version: Arc<str>,
+        client_info: Option<Arc<Implementation>>,
+        client_capabilities: Arc<ClientCapabilities>,
+        log_level: Option<LoggingLevel>,
+        subscriptions: Vec<String>,
+        ready: bool,
+    ) {
+        self.open(Era::Legacy, version, client_info, client_capabilities);
+        let mut st = self.state();
+        st.log_level = log_level;
+        st.subscriptions = subscriptions.into_iter().collect();
+        st.initialized_notified = ready;
     }
 
     pub(crate) fn mark_initialized_notified(&self) {

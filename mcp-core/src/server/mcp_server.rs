@@ -10,7 +10,7 @@ use super::prompts::IntoPrompt;
 use super::registration::RegistrationError;
 use super::registry::{remove_where, Registry};
 use super::resources::IntoResource;
-use super::tool::{Features, IntoTool, IntoTools, ToolSet};
+use super::tool::{Features, IntoTool, IntoTools, ToolDef, ToolSet};
 use crate::engine::unwind::CatchUnwind;
 use crate::era::Era;
 use crate::error::{echo_capped, restore_written_integers, McpError};
@@ -41,6 +41,7 @@ use crate::types::*;
 pub struct McpServer<S = ()> {
     lowlevel: Server<S>,
     registry: Arc<Registry<S>>,
+    tasks: Arc<super::tasks::Tasks>,
 }
 
 impl McpServer<()> {
@@ -100,7 +101,8 @@ impl<S: Send + Sync + 'static> McpServer<S> {
 
     fn from_lowlevel(mut lowlevel: Server<S>) -> Self {
         let registry = Arc::new(Registry::new(lowlevel.events.clone()));
-        install_tools(&mut lowlevel, &registry);
+        let tasks = Arc::new(super::tasks::Tasks::default());
+        install_tools(&mut lowlevel, &registry, &tasks);
         super::features::install(&mut lowlevel, &registry);
         let reg = registry.clone();
         lowlevel.param_headers(Arc::new(move |tool: &str| reg.param_headers(tool)));
@@ -126,7 +128,22 @@ impl<S: Send + Sync + 'static> McpServer<S> {
             .on_connect(move |s| opened.session_opened(s))
             .on_close(move |s| closed.session_closed(&s))
             .seal_request_state(crate::request_state::KeyRing::random());
-        Self { lowlevel, registry }
+        Self {
+            lowlevel,
+            registry,
+            tasks,
+        }
+    }
+
+    /// Keeps the tasks of the 2026 tasks extension in `store` instead of the default
+    /// [`MemoryTaskStore`](super::MemoryTaskStore) (this process only; tasks kept one hour, at
+    /// most 10 000). Give every replica the same shared store (with the `redis` feature,
+    /// [`RedisTaskStore`](super::RedisTaskStore)) so a task started on one is read on another.
+    /// The tasks methods are served (and the extension advertised) when a tool has
+    /// [`task_support`](super::ToolDef::task_support).
+    pub fn task_store(self, store: impl super::TaskStore) -> Self {
+        self.tasks.set_store(Arc::new(store));
+        self
     }
 
     /// Publishes change events on `bus` (default: a [`MemoryBus`](crate::events::MemoryBus) for
@@ -359,7 +376,15 @@ impl<S: Send + Sync + 'static> std::fmt::Debug for McpServer<S> {
 impl<S: Send + Sync + 'static> IntoServer for McpServer<S> {
     type State = S;
 
-    fn into_server(self) -> Server<S> {
+    fn into_server(mut self) -> Server<S> {
+        let tasks = self.registry.names().iter().any(|name| {
+            self.registry
+                .get(name)
+                .is_some_and(|def| def.task_support != super::TaskSupport::Forbidden)
+        });
+        if tasks {
+            super::tasks::install(&mut self.lowlevel, &self.tasks, &self.registry);
+        }
         self.lowlevel
     }
 }
@@ -490,7 +515,11 @@ fn registered(result: Result<(), RegistrationError>) {
     }
 }
 
-fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Arc<Registry<S>>) {
+fn install_tools<S: Send + Sync + 'static>(
+    server: &mut Server<S>,
+    registry: &Arc<Registry<S>>,
+    tasks: &Arc<super::tasks::Tasks>,
+) {
     let reg = registry.clone();
     server.set_request_handler(
         "tools/list",
@@ -501,12 +530,12 @@ fn install_tools<S: Send + Sync + 'static>(server: &mut Server<S>, registry: &Ar
             async move { page }
         }),
     );
-    let reg = registry.clone();
+    let (reg, tasks) = (registry.clone(), tasks.clone());
     server.set_request_handler(
         "tools/call",
         erase_request(move |ctx: RequestContext<S>, p: ToolCall| {
-            let reg = reg.clone();
-            async move { call_tool(&reg, ctx, p).await }
+            let (reg, tasks) = (reg.clone(), tasks.clone());
+            async move { call_tool(&reg, &tasks, ctx, p).await }
         }),
     );
     let reg = registry.clone();
@@ -537,15 +566,16 @@ fn present<'de, D: serde::Deserializer<'de>>(
 
 async fn call_tool<S: Send + Sync + 'static>(
     registry: &Registry<S>,
+    tasks: &Arc<super::tasks::Tasks>,
     ctx: RequestContext<S>,
     call: ToolCall,
-) -> Result<CallToolResult, McpError> {
+) -> Result<Value, McpError> {
     let name = call.params.name;
     let Some(def) = registry.get(&name) else {
-        return Ok(CallToolResult::error(format!(
+        return Ok(serde_json::to_value(CallToolResult::error(format!(
             "Unknown tool: {}",
             echo_capped(&name)
-        )));
+        )))?);
     };
     let source = call.arguments.as_deref().map(|raw| raw.get()).unwrap_or("");
     let mut args = match call.arguments.as_deref() {
@@ -564,33 +594,63 @@ async fn call_tool<S: Send + Sync + 'static>(
     };
     if let Some(validator) = &def.input {
         if let Err(reason) = validator.validate(&args) {
-            return Ok(CallToolResult::error(restore_written_integers(
-                &reason, source,
-            )));
+            return Ok(serde_json::to_value(CallToolResult::error(
+                restore_written_integers(&reason, source),
+            ))?);
         }
     }
     let args = match args.take() {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     };
+    if ctx.era() == Era::Modern {
+        if let Some(created) = super::tasks::maybe_start(tasks, &def, &ctx, &args).await? {
+            return Ok(created);
+        }
+    }
+    let result = match execute(&def, ctx, args, source).await {
+        Ran::Done(result) => result,
+        Ran::Protocol(e) => return Err(e),
+        Ran::Crashed => CallToolResult::error(format!("Error executing tool {name}")),
+    };
+    Ok(serde_json::to_value(result)?)
+}
+
+/// How one run of a tool ended.
+pub(super) enum Ran {
+    /// A result (a tool error included: `isError`).
+    Done(CallToolResult),
+    /// A protocol error (or a request for input, 2026).
+    Protocol(McpError),
+    /// The tool failed internally, panicked, or broke its output schema (logged).
+    Crashed,
+}
+
+/// Runs `def` on validated `args` (`source`: the arguments as the client wrote them).
+pub(super) async fn execute<S: Send + Sync + 'static>(
+    def: &ToolDef<S>,
+    ctx: RequestContext<S>,
+    args: JsonObject,
+    source: &str,
+) -> Ran {
+    let name = &def.tool.name;
     let era = ctx.era();
-    let failed = || CallToolResult::error(format!("Error executing tool {name}"));
     let mut result = match CatchUnwind::new((def.handler)(ctx, args)).await {
         Ok(Ok(result)) => result,
-        Ok(Err(ErrorRoute::Tool(message))) => return Ok(CallToolResult::error(message)),
+        Ok(Err(ErrorRoute::Tool(message))) => return Ran::Done(CallToolResult::error(message)),
         Ok(Err(ErrorRoute::Argument(message))) => {
-            return Ok(CallToolResult::error(restore_written_integers(
+            return Ran::Done(CallToolResult::error(restore_written_integers(
                 &message, source,
             )))
         }
-        Ok(Err(ErrorRoute::Protocol(e))) => return Err(e),
+        Ok(Err(ErrorRoute::Protocol(e))) => return Ran::Protocol(e),
         Ok(Err(ErrorRoute::Internal(detail))) => {
             tracing::error!(tool = %name, error = %detail, "tool failed");
-            return Ok(failed());
+            return Ran::Crashed;
         }
         Err(panic) => {
             tracing::error!(tool = %name, panic, "tool panicked");
-            return Ok(failed());
+            return Ran::Crashed;
         }
     };
     if let (Some(validator), false) = (&def.output, result.is_error) {
@@ -600,7 +660,7 @@ async fn call_tool<S: Send + Sync + 'static>(
         };
         if let Err(reason) = checked {
             tracing::error!(tool = %name, reason, "tool output does not match its outputSchema");
-            return Ok(failed());
+            return Ran::Crashed;
         }
     }
     if era == Era::Legacy && def.legacy_output.is_some() {
@@ -608,5 +668,5 @@ async fn call_tool<S: Send + Sync + 'static>(
             result.structured_content = Some(json!({ "result": value }));
         }
     }
-    Ok(result)
+    Ran::Done(result)
 }

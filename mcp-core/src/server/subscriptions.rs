@@ -67,7 +67,17 @@ impl Subscribers {
         self.sessions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push(session);
+            .push(session.clone());
+        // A session rebuilt from a session store (another replica opened it) brings its URIs.
+        let uris = session.subscriptions();
+        if !uris.is_empty() {
+            self.uris
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(session.id().to_owned())
+                .or_default()
+                .extend(uris);
+        }
         self.start_fanout();
     }
 
@@ -86,6 +96,7 @@ impl Subscribers {
     }
 
     pub(crate) fn subscribe_uri(&self, session: &Session, uri: String) {
+        session.set_subscribed(&uri, true);
         self.uris
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -95,6 +106,7 @@ impl Subscribers {
     }
 
     pub(crate) fn unsubscribe_uri(&self, session: &Session, uri: &str) {
+        session.set_subscribed(uri, false);
         if let Some(set) = self
             .uris
             .lock()

@@ -32,6 +32,11 @@ pub struct ToolDef<S> {
     pub(crate) handler: ToolHandler<S>,
     /// Scopes a caller's token must carry.
     pub(crate) scopes: Vec<String>,
+    /// Whether a 2026 call runs as a task (tasks extension).
+    pub(crate) task_support: super::tasks::TaskSupport,
+    /// The task starts at the handler's first wait, after its questions (see
+    /// [`ToolDef::input_before_task`]).
+    pub(crate) input_first: bool,
 }
 
 impl<S> std::fmt::Debug for ToolDef<S> {
@@ -41,6 +46,7 @@ impl<S> std::fmt::Debug for ToolDef<S> {
             .field("validated", &self.input.is_some())
             .field("output_checked", &self.output.is_some())
             .field("scopes", &self.scopes)
+            .field("task_support", &self.task_support)
             .finish_non_exhaustive()
     }
 }
@@ -54,6 +60,8 @@ impl<S> Clone for ToolDef<S> {
             output: self.output.clone(),
             handler: self.handler.clone(),
             scopes: self.scopes.clone(),
+            task_support: self.task_support,
+            input_first: self.input_first,
         }
     }
 }
@@ -144,6 +152,8 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
             output: None,
             handler,
             scopes: Vec::new(),
+            task_support: Default::default(),
+            input_first: false,
         })
     }
 
@@ -156,6 +166,28 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
         T: Into<String>,
     {
         self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Lets the tool run as a task of the 2026 tasks extension (default
+    /// [`TaskSupport::Forbidden`](super::TaskSupport::Forbidden): never). Shown in `tools/list`
+    /// as `execution.taskSupport`; see [`TaskSupport`](super::TaskSupport) and the
+    /// [`McpServer::task_store`](super::McpServer::task_store) that keeps the tasks.
+    pub fn task_support(mut self, support: super::TaskSupport) -> Self {
+        self.task_support = support;
+        let execution = self.tool.execution.get_or_insert_with(Map::new);
+        execution.insert("taskSupport".into(), Value::from(support.as_str()));
+        self
+    }
+
+    /// Asks this task-supporting tool's questions before its task starts: the call runs in the
+    /// request until the handler first waits on something else, so the questions it asks on
+    /// the way (`ctx.elicit`, `ctx.ask`, ...) go back as multi-round-trip `input_required`
+    /// results, and the retry that brings the last answers gets the `CreateTaskResult` (the
+    /// rest of the handler is the task). Without it (the default) the task starts at the call
+    /// and its questions park it in `input_required` until `tasks/update`.
+    pub fn input_before_task(mut self) -> Self {
+        self.input_first = true;
         self
     }
 

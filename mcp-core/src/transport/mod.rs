@@ -13,8 +13,13 @@ mod wire;
 #[cfg(feature = "http")]
 pub use axum;
 pub use child::{ChildProcess, Stderr, DEFAULT_CLOSE_TIMEOUT, DEFAULT_TERMINATE_TIMEOUT};
+#[cfg(all(feature = "http", feature = "redis"))]
+pub use http::RedisStore;
 #[cfg(feature = "http")]
-pub use http::{HttpConfig, McpHttp};
+pub use http::{
+    EventStore, HttpConfig, McpHttp, MemoryEventStore, MemorySessionStore, Replay, SessionRecord,
+    SessionStore, StoreFuture,
+};
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientTransport, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RESUMPTIONS};
 pub use memory::{InMemory, RawConnection};

@@ -1,6 +1,6 @@
 //! [`RedisBus`]: events shared between processes through Redis pub/sub.
 
-mod resp;
+pub(crate) mod resp;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,7 +28,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// (half-open) after twice this long without a byte: 30 s.
 const IDLE_PROBE: Duration = Duration::from_secs(30);
 /// How long a `PUBLISH` may wait for its reply before the connection is given up: 10 s.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// An [`EventBus`] over Redis pub/sub: every process connected to the same Redis and channel
 /// receives every event any of them publishes (its own included, which is how it reaches this
@@ -84,15 +84,15 @@ impl std::fmt::Debug for RedisBus {
 
 /// Where Redis is and how to log in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Target {
-    host: String,
-    port: u16,
+pub(crate) struct Target {
+    pub(crate) host: String,
+    pub(crate) port: u16,
     user: Option<String>,
     password: Option<String>,
 }
 
 impl Target {
-    fn parse(url: &str) -> Result<Self, McpError> {
+    pub(crate) fn parse(url: &str) -> Result<Self, McpError> {
         let bad = || McpError::internal(format!("not a redis:// URL: {url}"));
         let rest = url.strip_prefix("redis://").ok_or_else(bad)?;
         let rest = rest.split('/').next().unwrap_or("");
@@ -135,15 +135,15 @@ impl Target {
     }
 }
 
-type Conn = BufReader<TcpStream>;
+pub(crate) type Conn = BufReader<TcpStream>;
 
-async fn call(conn: &mut Conn, args: &[&[u8]]) -> std::io::Result<Frame> {
+pub(crate) async fn call(conn: &mut Conn, args: &[&[u8]]) -> std::io::Result<Frame> {
     conn.get_mut().write_all(&resp::command(args)).await?;
     resp::read(conn).await
 }
 
 /// Connects and logs in.
-async fn open(target: &Target) -> Result<Conn, McpError> {
+pub(crate) async fn open(target: &Target) -> Result<Conn, McpError> {
     let connect = async {
         let stream = TcpStream::connect((target.host.as_str(), target.port)).await?;
         stream.set_nodelay(true)?;

@@ -69,6 +69,23 @@ pub struct HttpConfig {
     /// OAuth 2.1 protection: Protected Resource Metadata, bearer tokens, scopes, audience.
     /// Default `None`: the endpoint is open (anyone who can reach it may call it).
     pub auth: Option<crate::auth::ResourceServer>,
+    /// Where 2025 sessions are kept so that every replica behind a load balancer can serve
+    /// them ([`MemorySessionStore`](super::MemorySessionStore), or `RedisStore` with the
+    /// `redis` feature). Default `None`: sessions live in this process only. The limits
+    /// ([`max_sessions`](Self::max_sessions), per client) count the sessions this replica
+    /// holds.
+    pub session_store: Option<std::sync::Arc<dyn super::SessionStore>>,
+    /// Where the resumable SSE events of 2025 sessions are also written, so a `Last-Event-ID`
+    /// on any replica replays a stream another one started. Default `None`: events live in
+    /// this process only (bounded by [`event_store_session_bytes`](Self::event_store_session_bytes)
+    /// and [`event_store_total_bytes`](Self::event_store_total_bytes), which bound this
+    /// replica's copy in any case).
+    pub event_store: Option<std::sync::Arc<dyn super::EventStore>>,
+    /// A comment line (`: keep-alive`) is written on every open SSE stream (2025 GET and POST
+    /// streams, `Last-Event-ID` replays, 2026 answer and `subscriptions/listen` streams) after
+    /// this much silence, so that proxies and load balancers do not cut idle streams. A comment
+    /// is no event: it carries no id and is never replayed. `None` sends none. Default 15 s.
+    pub keep_alive: Option<Duration>,
 }
 
 pub(crate) fn loopback() -> Vec<String> {
@@ -88,9 +105,46 @@ impl HttpConfig {
         }
     }
 
+    /// Sets [`session_store`](Self::session_store).
+    ///
+    /// ```
+    /// use mcp_core::transport::{HttpConfig, MemoryEventStore, MemorySessionStore};
+    ///
+    /// let config = HttpConfig::default()
+    ///     .session_store(MemorySessionStore::default())
+    ///     .event_store(MemoryEventStore::default());
+    /// assert!(config.session_store.is_some() && config.event_store.is_some());
+    /// ```
+    pub fn session_store(mut self, store: impl super::SessionStore) -> Self {
+        self.session_store = Some(std::sync::Arc::new(store));
+        self
+    }
+
+    /// Sets [`event_store`](Self::event_store).
+    pub fn event_store(mut self, store: impl super::EventStore) -> Self {
+        self.event_store = Some(std::sync::Arc::new(store));
+        self
+    }
+
     /// Protects the endpoint with `auth` (see [`ResourceServer`](crate::auth::ResourceServer)).
     pub fn auth(mut self, auth: crate::auth::ResourceServer) -> Self {
         self.auth = Some(auth);
+        self
+    }
+
+    /// Sets [`keep_alive`](Self::keep_alive): the silence after which an open SSE stream gets
+    /// a `: keep-alive` comment line; `None` turns keep-alive comments off.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_core::transport::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().keep_alive(Some(Duration::from_secs(25)));
+    /// assert_eq!(config.keep_alive, Some(Duration::from_secs(25)));
+    /// assert_eq!(HttpConfig::default().keep_alive(None).keep_alive, None);
+    /// ```
+    pub fn keep_alive(mut self, every: Option<Duration>) -> Self {
+        self.keep_alive = every;
         self
     }
 }
@@ -116,6 +170,9 @@ impl Default for HttpConfig {
             max_connections: 512,
             max_connections_per_client: 0,
             auth: None,
+            session_store: None,
+            event_store: None,
+            keep_alive: Some(Duration::from_secs(15)),
         }
     }
 }

@@ -61,8 +61,22 @@ pub(crate) enum Resume {
     Gone,
 }
 
+/// What a session's store forwards to the shared [`EventStore`](super::store::EventStore) of
+/// the endpoint, in order, so other replicas can replay its streams.
+enum MirrorOp {
+    Open(u64),
+    Append(u64, u64, Bytes),
+    Finish(u64),
+}
+
 /// Recent events of one session's streams, oldest dropped first.
 pub(crate) struct EventStore {
+    /// Streams are named at random (unique across replicas) and each write is forwarded to
+    /// the shared store; `None`: streams are counted from 1 and live here only.
+    mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorOp>>,
+    /// Streams are named by the caller (random, unique across replicas): one not seen here is
+    /// unknown rather than forgotten.
+    named: bool,
     session_bytes: usize,
     total_bytes: usize,
     /// Bytes held by every store of the endpoint.
@@ -83,6 +97,8 @@ impl EventStore {
         let mut inner = Inner::default();
         inner.streams.insert(0, StreamInfo::default());
         Self {
+            mirror: None,
+            named: false,
             session_bytes,
             total_bytes,
             total,
@@ -92,9 +108,67 @@ impl EventStore {
         }
     }
 
+    /// Like [`new`](Self::new), but streams get random names and every write is also sent,
+    /// in order, to `shared` under `session` (the standalone stream `0` excepted).
+    pub(crate) fn mirrored(
+        session_bytes: usize,
+        total_bytes: usize,
+        total: Arc<AtomicUsize>,
+        shared: Arc<dyn super::store::EventStore>,
+        session: String,
+    ) -> Self {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(op) = rx.recv().await {
+                let done = match op {
+                    MirrorOp::Open(stream) => shared.open_stream(&session, stream).await,
+                    MirrorOp::Append(stream, seq, frame) => {
+                        let text = String::from_utf8_lossy(&frame);
+                        shared.append(&session, stream, seq, &text).await
+                    }
+                    MirrorOp::Finish(stream) => shared.finish(&session, stream).await,
+                };
+                if let Err(e) = done {
+                    tracing::warn!(error = %e, "an SSE event could not be written to the shared event store");
+                }
+            }
+        });
+        let mut store = Self::new(session_bytes, total_bytes, total);
+        store.mirror = Some(tx);
+        store.named = true;
+        store
+    }
+
+    /// A store whose streams are all named by the caller ([`open_named`](Self::open_named)).
+    pub(crate) fn named(session_bytes: usize, total_bytes: usize, total: Arc<AtomicUsize>) -> Self {
+        let mut store = Self::new(session_bytes, total_bytes, total);
+        store.named = true;
+        store
+    }
+
+    fn forward(&self, op: MirrorOp) {
+        if let Some(mirror) = &self.mirror {
+            let _ = mirror.send(op);
+        }
+    }
+
     /// A new stream id (0 is the standalone GET stream).
     pub(crate) fn open_stream(&self) -> u64 {
-        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let stream = if self.named {
+            random_stream()
+        } else {
+            self.next_stream.fetch_add(1, Ordering::Relaxed)
+        };
+        self.open_named(stream);
+        self.forward(MirrorOp::Open(stream));
+        stream
+    }
+
+    /// Opens the stream `stream` (named by the caller).
+    pub(crate) fn open_named(&self, stream: u64) {
+        if !self.named {
+            self.next_stream.fetch_max(stream + 1, Ordering::Relaxed);
+        }
         let mut inner = lock(&self.inner);
         inner.streams.insert(stream, StreamInfo::default());
         while inner.streams.len() > MAX_STREAMS {
@@ -109,12 +183,24 @@ impl EventStore {
             inner.bytes = kept;
             self.total.fetch_sub(before - kept, Ordering::Relaxed);
         }
-        stream
     }
 
     /// Stores `data` as the event `seq` of `stream`; returns its SSE frame (the same bytes).
     pub(crate) fn push(&self, stream: u64, seq: u64, data: &str) -> Bytes {
         let frame = frame(stream, seq, data);
+        if stream != 0 {
+            self.forward(MirrorOp::Append(stream, seq, frame.clone()));
+        }
+        self.keep(stream, seq, frame.clone());
+        frame
+    }
+
+    /// Stores a ready SSE frame as the event `seq` of `stream`.
+    pub(crate) fn push_frame(&self, stream: u64, seq: u64, frame: &str) {
+        self.keep(stream, seq, Bytes::from(frame.to_owned()));
+    }
+
+    fn keep(&self, stream: u64, seq: u64, frame: Bytes) {
         let size = frame.len();
         let mut inner = lock(&self.inner);
         // Make room: the session's oldest events go first.
@@ -136,21 +222,17 @@ impl EventStore {
         if fits {
             inner.bytes += size;
             self.total.fetch_add(size, Ordering::Relaxed);
-            inner.events.push_back(Stored {
-                stream,
-                seq,
-                frame: frame.clone(),
-            });
+            inner.events.push_back(Stored { stream, seq, frame });
         } else if let Some(info) = inner.streams.get_mut(&stream) {
             // Sent live, never kept: a replay past it must say it is gone.
             info.dropped_through = info.dropped_through.max(seq);
         }
         drop(inner);
         self.changed.notify_waiters();
-        frame
     }
 
     pub(crate) fn finish(&self, stream: u64) {
+        self.forward(MirrorOp::Finish(stream));
         if let Some(info) = lock(&self.inner).streams.get_mut(&stream) {
             info.finished = true;
         }
@@ -159,10 +241,16 @@ impl EventStore {
 
     /// Whether the events of `stream` after `seq` can be replayed.
     pub(crate) fn resume(&self, stream: u64, seq: u64) -> Resume {
-        if stream >= self.next_stream.load(Ordering::Relaxed) {
+        let inner = lock(&self.inner);
+        let unknown = if self.named {
+            !inner.streams.contains_key(&stream)
+        } else {
+            stream >= self.next_stream.load(Ordering::Relaxed)
+        };
+        if unknown {
             return Resume::Unknown;
         }
-        match lock(&self.inner).streams.get(&stream) {
+        match inner.streams.get(&stream) {
             Some(info) if info.dropped_through <= seq => Resume::Ready,
             // Dropped events, or a stream forgotten altogether.
             _ => Resume::Gone,
@@ -186,6 +274,16 @@ impl EventStore {
             .collect();
         // The standalone stream (0) replays what is stored and ends: it is never "finished".
         let done = frames.len() < REPLAY_BATCH && (stream == 0 || info.finished);
+        Some((frames, done))
+    }
+
+    /// [`after`](Self::after) as text (for [`MemoryEventStore`](super::store::MemoryEventStore)).
+    pub(crate) fn after_text(&self, stream: u64, seq: u64) -> Option<(Vec<(u64, String)>, bool)> {
+        let (frames, done) = self.after(stream, seq)?;
+        let frames = frames
+            .into_iter()
+            .map(|(n, f)| (n, String::from_utf8_lossy(&f).into_owned()))
+            .collect();
         Some((frames, done))
     }
 
@@ -230,6 +328,20 @@ impl Drop for EventStore {
         let held = lock(&self.inner).bytes;
         self.total.fetch_sub(held, Ordering::Relaxed);
     }
+}
+
+/// A random stream name in `1..2^53` (exact in every JSON number and Lua script).
+fn random_stream() -> u64 {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No randomness: the clock's nanoseconds still differ between replicas.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(1);
+        bytes[..4].copy_from_slice(&nanos.to_le_bytes());
+    }
+    (u64::from_le_bytes(bytes) & ((1 << 53) - 1)).max(1)
 }
 
 /// `id: s-n` + `data: ...`.

@@ -1,25 +1,23 @@
 //! The 2025-11-25 wire: `initialize` opens a session named by `Mcp-Session-Id`; POST for
 //! messages, GET for the standalone stream, DELETE to end; idle sessions expire.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
-use super::events::EventStore;
 use super::headers;
 use super::response::{self, error, Answering};
 use super::sessions::{client_of, lock, new_session_id, reserve, HttpSession, Shared};
+use super::store::now_ms;
 use crate::engine::dispatch::{self, run_hooks, Origin};
 use crate::era::LEGACY_VERSIONS;
 use crate::error::echo_capped;
 use crate::error::McpError;
 use crate::jsonrpc::{Message, RequestId};
-use crate::lowlevel::{HttpRequest, Session};
-use crate::peer::RunningRequests;
+use crate::lowlevel::HttpRequest;
 use crate::types::CancelledNotificationParams;
 
 pub(crate) async fn post<S: Send + Sync + 'static>(
@@ -43,9 +41,10 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
         }
     }
     let session = match session_id {
-        Some(id) => match shared.get(id, http) {
-            Some(session) => session,
-            None => return StatusCode::NOT_FOUND.into_response(),
+        Some(id) => match shared.get(id, http).await {
+            Ok(Some(session)) => session,
+            Ok(None) => return StatusCode::NOT_FOUND.into_response(),
+            Err(e) => return store_failed(e),
         },
         None => match &message {
             Message::Request { method, .. } if method == "initialize" => {
@@ -70,9 +69,41 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
         },
     };
     *lock(&session.last_seen) = Instant::now();
+    let response = handle(shared, &session, http, message).await;
+    // What the message changed (log level, subscriptions, readiness) reaches the other
+    // replicas through the session store.
+    if let Err(e) = shared.save(&session).await {
+        tracing::warn!(error = %e, "the session store could not be updated");
+    }
+    response
+}
+
+/// 503 with a JSON-RPC error: the session store ([`HttpConfig::session_store`]) failed.
+///
+/// [`HttpConfig::session_store`]: super::HttpConfig::session_store
+pub(super) fn store_failed(e: McpError) -> Response {
+    tracing::error!(error = %e, "the session store failed");
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        McpError::internal("Service Unavailable: the session store cannot be reached"),
+    )
+}
+
+async fn handle<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    session: &Arc<HttpSession>,
+    http: &Arc<HttpRequest>,
+    message: Message,
+) -> Response {
     match message {
         Message::Response { id, outcome } => {
-            session.session.resolve(&id, outcome);
+            if !session.session.resolve(&id, outcome) {
+                tracing::debug!(
+                    "a response answered no request waiting here (with a session store, the \
+                     answer must reach the replica that asked)"
+                );
+            }
             StatusCode::ACCEPTED.into_response()
         }
         Message::Notification { method, params } => {
@@ -108,7 +139,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             StatusCode::ACCEPTED.into_response()
         }
         Message::Request { id, method, params } => {
-            run_request(shared, session, http.clone(), id, method, params).await
+            run_request(shared, session.clone(), http.clone(), id, method, params).await
         }
     }
 }
@@ -227,31 +258,9 @@ async fn initialize<S: Send + Sync + 'static>(
         Ok(sid) => sid,
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), e),
     };
-    let (outbound, standalone) = mpsc::channel(shared.config.session_queue.max(1));
-    let session = Session::with_id(session_id.clone().into(), outbound);
-    let http_session = Arc::new(HttpSession {
-        session: session.clone(),
-        store: Arc::new(EventStore::new(
-            shared.config.event_store_session_bytes,
-            shared.config.event_store_total_bytes,
-            shared.event_bytes.clone(),
-        )),
-        standalone_seq: std::sync::atomic::AtomicU64::new(0),
-        standalone: Mutex::new(Some(standalone)),
-        last_seen: Mutex::new(Instant::now()),
-        in_flight: RunningRequests::default(),
-        ids: Mutex::new(HashSet::new()),
-        slots: Arc::new(Semaphore::new(
-            shared
-                .server
-                .server
-                .options
-                .max_in_flight
-                .clamp(1, Semaphore::MAX_PERMITS),
-        )),
-        owner: http.principal().map(|p| p.identity()),
-        client,
-    });
+    let owner = http.principal().map(|p| p.identity());
+    let http_session = shared.new_session(&session_id, owner, client, now_ms());
+    let session = http_session.session.clone();
     let (sink, _unused) = mpsc::channel(1);
     let origin = Origin {
         server: &shared.server,
@@ -268,6 +277,10 @@ async fn initialize<S: Send + Sync + 'static>(
     if !session.is_initialized() {
         return response::json(StatusCode::OK, line);
     }
+    // Shared before the client learns the id, so any replica can serve its next request.
+    if let Err(e) = shared.save(&http_session).await {
+        return store_failed(e);
+    }
     lock(&shared.sessions)
         .map
         .insert(session_id.clone(), http_session);
@@ -283,20 +296,19 @@ async fn initialize<S: Send + Sync + 'static>(
     response
 }
 
-pub(crate) fn delete<S: Send + Sync + 'static>(
+pub(crate) async fn delete<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     id: &str,
     http: &HttpRequest,
 ) -> Response {
-    if shared.get(id, http).is_none() {
-        return StatusCode::NOT_FOUND.into_response();
+    match shared.get(id, http).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return StatusCode::NOT_FOUND.into_response(),
+        Err(e) => return store_failed(e),
     }
-    let removed = lock(&shared.sessions).remove(id);
-    match removed {
-        Some(session) => {
-            shared.end(&session, true);
-            StatusCode::OK.into_response()
-        }
-        None => StatusCode::NOT_FOUND.into_response(),
+    match shared.delete(id).await {
+        Ok(true) => StatusCode::OK.into_response(),
+        Ok(false) => StatusCode::NOT_FOUND.into_response(),
+        Err(e) => store_failed(e),
     }
 }

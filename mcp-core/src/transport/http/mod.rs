@@ -18,12 +18,16 @@ mod config;
 mod events;
 mod guard;
 pub(crate) mod headers;
+mod keep_alive;
 mod legacy;
 mod listen;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod response;
 mod sessions;
 mod standalone;
 pub(crate) mod stateless;
+mod store;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -36,6 +40,12 @@ use axum::routing::any;
 use axum::Router;
 
 pub use config::HttpConfig;
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
+pub use store::{
+    EventStore, MemoryEventStore, MemorySessionStore, Replay, SessionRecord, SessionStore,
+    StoreFuture,
+};
 
 use crate::auth::{Principal, Protection, PROTECTED_RESOURCE_PATH};
 use crate::engine::RunningServer;
@@ -136,8 +146,13 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
     /// mcp_core::lowlevel::Server::new("demo").serve_http("127.0.0.1:8080").await
     /// # }
     /// ```
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
+    pub async fn serve_http(
+        self,
+        addr: impl tokio::net::ToSocketAddrs + std::fmt::Display,
+    ) -> Result<(), McpError> {
+        let listener = tokio::net::TcpListener::bind(&addr)
+            .await
+            .map_err(|e| McpError::internal(format!("could not bind {addr}: {e}")))?;
         self.serve_http_on(listener, HttpConfig::default(), std::future::pending())
             .await
     }
@@ -213,7 +228,10 @@ impl<S: Send + Sync + 'static> crate::server::McpServer<S> {
     /// mcp_core::server::McpServer::new("demo").serve_http("127.0.0.1:8080").await
     /// # }
     /// ```
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
+    pub async fn serve_http(
+        self,
+        addr: impl tokio::net::ToSocketAddrs + std::fmt::Display,
+    ) -> Result<(), McpError> {
         self.into_server().serve_http(addr).await
     }
 
@@ -263,11 +281,11 @@ async fn endpoint<S: Send + Sync + 'static>(
     let headers = http.headers();
     match method {
         Method::GET => match session_id {
-            Some(id) => standalone::get_stream(&shared, &id, &http),
+            Some(id) => standalone::get_stream(&shared, &id, &http).await,
             None => method_not_allowed(),
         },
         Method::DELETE => match session_id {
-            Some(id) => legacy::delete(&shared, &id, &http),
+            Some(id) => legacy::delete(&shared, &id, &http).await,
             None => method_not_allowed(),
         },
         Method::POST => {

@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 
 use super::config::HttpConfig;
 use super::events::{self, EventStore};
+use super::keep_alive::KeepAlive;
 use crate::error::McpError;
 use crate::jsonrpc;
 
@@ -35,6 +36,8 @@ pub(crate) struct Answering {
     pub(crate) buffer_bytes: usize,
     /// A client that reads nothing for this long is given up.
     pub(crate) write_timeout: Duration,
+    /// Silence after which an SSE answer gets a keep-alive comment.
+    pub(crate) keep_alive: Option<Duration>,
 }
 
 impl Answering {
@@ -44,6 +47,7 @@ impl Answering {
             sse: accepts_sse(headers),
             buffer_bytes: config.stream_buffer_bytes.max(1),
             write_timeout: config.write_timeout,
+            keep_alive: config.keep_alive,
         }
     }
 }
@@ -164,7 +168,7 @@ where
     };
     match first {
         Ok(first) => match first {
-            Some(first) => sse(stream(first, rx, Some(handle), None)),
+            Some(first) => sse_body(stream(first, rx, Some(handle), None), answering.keep_alive),
             None => match (&mut handle).await {
                 Ok(line) => json(status_of(&line), line),
                 Err(e) => ended(&e),
@@ -173,7 +177,7 @@ where
         Err(line) => match line {
             // Notifications sent just before the result still go first.
             Ok(line) => match next_message(&mut rx) {
-                Some(first) => sse(stream(first, rx, None, Some(line))),
+                Some(first) => sse_body(stream(first, rx, None, Some(line)), answering.keep_alive),
                 None => json(status_of(&line), line),
             },
             Err(e) => ended(&e),
@@ -370,7 +374,7 @@ fn resumable_sse(
         }
         store.finish(stream);
     });
-    sse_body(body_rx)
+    sse_body(body_rx, answering.keep_alive)
 }
 
 /// An SSE body fed by a channel of ready frames.
@@ -384,11 +388,13 @@ impl futures_core::Stream for ChannelBody {
     }
 }
 
-/// A `text/event-stream` response with `body`.
-pub(crate) fn sse_body<B>(body: B) -> Response
+/// A `text/event-stream` response with `body`, and a keep-alive comment after every
+/// `keep_alive` of silence.
+pub(crate) fn sse_body<B>(body: B, keep_alive: Option<Duration>) -> Response
 where
-    B: futures_core::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+    B: futures_core::Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin + 'static,
 {
+    let body = KeepAlive::new(body, keep_alive);
     (
         StatusCode::OK,
         [
@@ -412,14 +418,10 @@ where
 fn ended(e: &tokio::task::JoinError) -> Response {
     if e.is_cancelled() {
         let (_, rx) = mpsc::channel::<Bytes>(1);
-        sse_body(ChannelBody(rx))
+        sse_body(ChannelBody(rx), None)
     } else {
         StatusCode::INTERNAL_SERVER_ERROR.into_response()
     }
-}
-
-fn sse(stream: SseStream) -> Response {
-    sse_body(stream)
 }
 
 /// Aborts the request's task when the response is dropped.

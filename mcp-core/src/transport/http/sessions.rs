@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, Semaphore};
 
 use super::config::HttpConfig;
 use super::events::EventStore;
+use super::store::SessionRecord;
 use crate::engine::dispatch::run_hooks;
 use crate::engine::RunningServer;
 use crate::error::McpError;
@@ -34,6 +35,29 @@ pub(crate) struct HttpSession {
     pub(super) owner: Option<String>,
     /// Whose share of the sessions this one counts in ([`HttpConfig::max_sessions_per_client`]).
     pub(super) client: Option<String>,
+    /// When it was opened (ms since the Unix epoch).
+    pub(super) created_ms: u64,
+    /// What was last written to the session store ([`HttpConfig::session_store`]).
+    pub(super) saved: Mutex<Option<SessionRecord>>,
+}
+
+impl HttpSession {
+    /// The session as a [`SessionRecord`] (`None` before its handshake is done).
+    pub(super) fn record(&self) -> Option<SessionRecord> {
+        let s = &self.session;
+        Some(SessionRecord {
+            id: s.id().to_owned(),
+            protocol_version: s.protocol_version()?.to_string(),
+            client_info: s.client_info().map(|i| (*i).clone()),
+            client_capabilities: (*s.client_capabilities()).clone(),
+            log_level: s.log_level(),
+            subscriptions: s.subscriptions(),
+            client_ready: s.client_ready(),
+            owner: self.owner.clone(),
+            client: self.client.clone(),
+            created_at_ms: self.created_ms,
+        })
+    }
 }
 
 /// The open sessions, and how many each client holds (counting `initialize`s under way).
@@ -93,16 +117,170 @@ impl<S: Send + Sync + 'static> Shared<S> {
         }
     }
 
+    /// A new session `id` of this replica (not yet in the map), with its standalone queue
+    /// and event store.
+    pub(super) fn new_session(
+        &self,
+        id: &str,
+        owner: Option<String>,
+        client: Option<String>,
+        created_ms: u64,
+    ) -> Arc<HttpSession> {
+        let (outbound, standalone) = mpsc::channel(self.config.session_queue.max(1));
+        let session = Session::with_id(id.into(), outbound);
+        let (session_bytes, total_bytes) = (
+            self.config.event_store_session_bytes,
+            self.config.event_store_total_bytes,
+        );
+        let store = match &self.config.event_store {
+            Some(shared) => EventStore::mirrored(
+                session_bytes,
+                total_bytes,
+                self.event_bytes.clone(),
+                shared.clone(),
+                id.to_owned(),
+            ),
+            None => EventStore::new(session_bytes, total_bytes, self.event_bytes.clone()),
+        };
+        Arc::new(HttpSession {
+            session,
+            store: Arc::new(store),
+            standalone_seq: std::sync::atomic::AtomicU64::new(0),
+            standalone: Mutex::new(Some(standalone)),
+            last_seen: Mutex::new(Instant::now()),
+            in_flight: RunningRequests::default(),
+            ids: Mutex::new(HashSet::new()),
+            slots: Arc::new(Semaphore::new(
+                self.server
+                    .server
+                    .options
+                    .max_in_flight
+                    .clamp(1, Semaphore::MAX_PERMITS),
+            )),
+            owner,
+            client,
+            created_ms,
+            saved: Mutex::new(None),
+        })
+    }
+
     /// Session `id`, if it exists and belongs to the request's principal: another caller's
     /// token gets the same answer as an unknown id (404), so ids cannot be probed.
-    pub(super) fn get(&self, id: &str, http: &HttpRequest) -> Option<Arc<HttpSession>> {
-        let session = lock(&self.sessions).map.get(id).cloned()?;
+    ///
+    /// With a [`session_store`](HttpConfig::session_store) the store decides: every lookup
+    /// asks it (and so keeps the session alive on every replica); a session it no longer has
+    /// (deleted or expired through another replica) is dropped here too, and one this replica
+    /// does not hold yet is rebuilt from its record. Fails only when the store does.
+    pub(super) async fn get(
+        &self,
+        id: &str,
+        http: &HttpRequest,
+    ) -> Result<Option<Arc<HttpSession>>, McpError> {
+        let local = lock(&self.sessions).map.get(id).cloned();
         let caller = http.principal().map(|p| p.identity());
+        let session = match &self.config.session_store {
+            None => local,
+            Some(store) => {
+                let record = store.load(id, self.config.session_idle_timeout).await?;
+                match record {
+                    None => {
+                        let gone = lock(&self.sessions).remove(id);
+                        if let Some(gone) = gone {
+                            tracing::debug!(session = id, "session ended on another replica");
+                            self.end(&gone, true);
+                        }
+                        None
+                    }
+                    Some(_) if local.is_some() => local,
+                    Some(record) if record.owner != caller => None,
+                    Some(record) => Some(self.rebuild(record)),
+                }
+            }
+        };
+        let Some(session) = session else {
+            return Ok(None);
+        };
         if session.owner != caller {
             tracing::warn!("refused a request for a session opened by another principal");
-            return None;
+            return Ok(None);
         }
-        Some(session)
+        Ok(Some(session))
+    }
+
+    /// Serves here a session another replica opened (its record from the store).
+    fn rebuild(&self, record: SessionRecord) -> Arc<HttpSession> {
+        let fresh = self.new_session(
+            &record.id,
+            record.owner.clone(),
+            record.client.clone(),
+            record.created_at_ms,
+        );
+        fresh.session.restore(
+            record.protocol_version.as_str().into(),
+            record.client_info.clone().map(Arc::new),
+            Arc::new(record.client_capabilities.clone()),
+            record.log_level,
+            record.subscriptions.clone(),
+            record.client_ready,
+        );
+        *lock(&fresh.saved) = Some(record);
+        let session = {
+            let mut sessions = lock(&self.sessions);
+            if let Some(raced) = sessions.map.get(fresh.session.id()) {
+                // Another request rebuilt it meanwhile.
+                return raced.clone();
+            }
+            if let Some(client) = &fresh.client {
+                *sessions.per_client.entry(client.clone()).or_insert(0) += 1;
+            }
+            sessions
+                .map
+                .insert(fresh.session.id().to_owned(), fresh.clone());
+            fresh
+        };
+        tracing::debug!(
+            session = session.session.id(),
+            "session opened on another replica is now served here too"
+        );
+        if session.session.begin() {
+            run_hooks(&self.server.server.on_connect, &session.session);
+        }
+        session
+    }
+
+    /// Writes the session to the store when it changed since last written (log level,
+    /// subscriptions, `notifications/initialized`).
+    pub(super) async fn save(&self, session: &HttpSession) -> Result<(), McpError> {
+        let Some(store) = &self.config.session_store else {
+            return Ok(());
+        };
+        let Some(record) = session.record() else {
+            return Ok(());
+        };
+        if lock(&session.saved).as_ref() == Some(&record) {
+            return Ok(());
+        }
+        store
+            .save(&record, self.config.session_idle_timeout)
+            .await?;
+        *lock(&session.saved) = Some(record);
+        Ok(())
+    }
+
+    /// Deletes session `id` (`DELETE`): here and, with stores, for every replica.
+    pub(super) async fn delete(&self, id: &str) -> Result<bool, McpError> {
+        let removed = lock(&self.sessions).remove(id);
+        let existed = removed.is_some();
+        if let Some(session) = removed {
+            self.end(&session, true);
+        }
+        if let Some(events) = &self.config.event_store {
+            events.remove(id).await?;
+        }
+        match &self.config.session_store {
+            Some(store) => Ok(store.remove(id).await? || existed),
+            None => Ok(existed),
+        }
     }
 
     /// Ends `session`. `cancel`: its running requests end with it (DELETE and expiry: a

@@ -13,17 +13,20 @@ use super::events::{self, Resume};
 use super::headers;
 use super::response::{self, error};
 use super::sessions::{lock, HttpSession, Shared};
+use super::store::{self, Replay};
 use crate::error::McpError;
 use crate::lowlevel::HttpRequest;
 
-pub(crate) fn get_stream<S: Send + Sync + 'static>(
+pub(crate) async fn get_stream<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     id: &str,
     http: &HttpRequest,
 ) -> Response {
     let headers = http.headers();
-    let Some(session) = shared.get(id, http) else {
-        return StatusCode::NOT_FOUND.into_response();
+    let session = match shared.get(id, http).await {
+        Ok(Some(session)) => session,
+        Ok(None) => return StatusCode::NOT_FOUND.into_response(),
+        Err(e) => return super::legacy::store_failed(e),
     };
     let accepts = headers::get(headers, "accept").is_some_and(|a| a.contains("text/event-stream"));
     if !accepts {
@@ -42,7 +45,28 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
                 ),
             );
         };
-        match session.store.resume(stream, seq) {
+        let mut resume = session.store.resume(stream, seq);
+        if resume == Resume::Unknown && stream != 0 {
+            if let Some(events) = &shared.config.event_store {
+                // A stream another replica wrote: replayed from the shared event store.
+                match store::first_read(events.as_ref(), id, stream, seq).await {
+                    Ok(Replay::Unknown) => {}
+                    Ok(Replay::Gone) => resume = Resume::Gone,
+                    Ok(first) => {
+                        let (out, body) = mpsc::channel(16);
+                        let timeout = shared.config.request_timeout;
+                        let replay = store::replay(events.clone(), id.to_owned(), stream, seq);
+                        tokio::spawn(replay.run(first, out, timeout));
+                        return response::sse_body(
+                            response::ChannelBody(body),
+                            shared.config.keep_alive,
+                        );
+                    }
+                    Err(e) => return super::legacy::store_failed(e),
+                }
+            }
+        }
+        match resume {
             Resume::Ready => {}
             // 400, not 404: a 404 tells a 2025 client its session is gone.
             Resume::Unknown => {
@@ -69,7 +93,7 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
         let store = session.store.clone();
         let timeout = shared.config.request_timeout;
         tokio::spawn(async move { store.replay(stream, seq, out, timeout).await });
-        return response::sse_body(response::ChannelBody(body));
+        return response::sse_body(response::ChannelBody(body), shared.config.keep_alive);
     }
     let Some(rx) = lock(&session.standalone).take() else {
         return StatusCode::CONFLICT.into_response();
@@ -79,7 +103,7 @@ pub(crate) fn get_stream<S: Send + Sync + 'static>(
         session,
         primed: false,
     };
-    response::sse_body(stream)
+    response::sse_body(stream, shared.config.keep_alive)
 }
 
 /// The session's standalone stream: a priming event, then every session-level message, each

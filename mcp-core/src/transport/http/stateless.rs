@@ -30,6 +30,7 @@ fn named_target(method: &str, peeked: &Peeked) -> Option<String> {
     let value = match method {
         "tools/call" | "prompts/get" => &peeked.name,
         "resources/read" => &peeked.uri,
+        "tasks/get" | "tasks/update" | "tasks/cancel" => &peeked.task_id,
         _ => return None,
     };
     Some(

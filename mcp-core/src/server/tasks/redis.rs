@@ -1,0 +1,143 @@
+//! [`RedisTaskStore`]: tasks kept in Redis, shared by every replica that uses the same Redis.
+
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
+
+use super::store::{TaskRecord, TaskStore};
+use crate::error::McpError;
+use crate::events::redis::resp::Frame;
+use crate::events::redis::{call, open, Conn, Target, REPLY_TIMEOUT};
+use crate::lowlevel::BoxFuture;
+
+/// The prefix of the default store's keys: `mcp:task:<taskId>`.
+pub const DEFAULT_TASK_PREFIX: &str = "mcp:task:";
+
+/// A [`TaskStore`] in Redis (cargo feature `redis`): each task is one JSON string under
+/// `<prefix><taskId>` (default prefix [`DEFAULT_TASK_PREFIX`]), written with `SET .. PX ttlMs`,
+/// so Redis drops it `ttlMs` after its last change. Every replica given a store on the same
+/// Redis reads every replica's tasks (a task whose tool runs on replica A is polled, updated
+/// and cancelled through replica B; the tool itself runs again, after `tasks/update`, on the
+/// replica that received the update).
+///
+/// One connection, used by one command at a time; a command that fails on the connection (or
+/// gets no reply within 10 s) reconnects once and is retried. URLs:
+/// `redis://[[user]:password@]host[:port]` (the database number is ignored).
+///
+/// ```no_run
+/// # async fn run() -> mcp_core::Result<()> {
+/// use mcp_core::server::{McpServer, RedisTaskStore};
+///
+/// let store = RedisTaskStore::connect("redis://127.0.0.1:6379").await?;
+/// let server = McpServer::new("jobs").task_store(store);
+/// # let _ = server; Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisTaskStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    target: Target,
+    /// `host:port` as given (no credentials), for `Debug`.
+    at: String,
+    prefix: String,
+    conn: Mutex<Option<Conn>>,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTaskStore")
+            .field("at", &self.inner.at)
+            .field("prefix", &self.inner.prefix)
+            .finish()
+    }
+}
+
+impl RedisTaskStore {
+    /// Connects to `url` (checked with a `PING`), keys prefixed [`DEFAULT_TASK_PREFIX`].
+    pub async fn connect(url: &str) -> Result<Self, McpError> {
+        Self::connect_prefixed(url, DEFAULT_TASK_PREFIX).await
+    }
+
+    /// Connects to `url`, keys prefixed `prefix` (servers that must not see each other's
+    /// tasks on one Redis use different prefixes).
+    pub async fn connect_prefixed(url: &str, prefix: &str) -> Result<Self, McpError> {
+        let target = Target::parse(url)?;
+        let mut conn = open(&target).await?;
+        match call(&mut conn, &[b"PING"]).await {
+            Ok(Frame::Simple(_)) => {}
+            Ok(other) => {
+                return Err(McpError::internal(format!(
+                    "Redis answered PING with {other:?}"
+                )))
+            }
+            Err(e) => return Err(McpError::internal(format!("Redis PING failed: {e}"))),
+        }
+        Ok(Self {
+            inner: Arc::new(Inner {
+                target,
+                at: url
+                    .trim_start_matches("redis://")
+                    .rsplit('@')
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+                prefix: prefix.to_owned(),
+                conn: Mutex::new(Some(conn)),
+            }),
+        })
+    }
+}
+
+impl Inner {
+    /// Runs one command, reconnecting and retrying once when the connection fails.
+    async fn run(&self, args: &[&[u8]]) -> Result<Frame, McpError> {
+        let mut slot = self.conn.lock().await;
+        let mut last = String::new();
+        for _ in 0..2 {
+            let conn = match slot.as_mut() {
+                Some(conn) => conn,
+                None => slot.insert(open(&self.target).await?),
+            };
+            match tokio::time::timeout(REPLY_TIMEOUT, call(conn, args)).await {
+                Ok(Ok(Frame::Error(e))) => {
+                    return Err(McpError::internal(format!("Redis refused a command: {e}")))
+                }
+                Ok(Ok(frame)) => return Ok(frame),
+                Ok(Err(e)) => last = e.to_string(),
+                Err(_) => last = "no reply in time".into(),
+            }
+            *slot = None;
+        }
+        Err(McpError::internal(format!("Redis task store: {last}")))
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn put(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let key = format!("{}{}", inner.prefix, record.task_id);
+            let value = serde_json::to_vec(&record)?;
+            let ttl = record.ttl_ms.max(1).to_string();
+            inner
+                .run(&[b"SET", key.as_bytes(), &value, b"PX", ttl.as_bytes()])
+                .await
+                .map(drop)
+        })
+    }
+
+    fn get(&self, task_id: &str) -> BoxFuture<Result<Option<TaskRecord>, McpError>> {
+        let inner = self.inner.clone();
+        let key = format!("{}{}", inner.prefix, task_id);
+        Box::pin(async move {
+            match inner.run(&[b"GET", key.as_bytes()]).await? {
+                Frame::Bulk(Some(bytes)) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                    McpError::internal(format!("Redis task store: unreadable task record: {e}"))
+                }),
+                _ => Ok(None),
+            }
+        })
+    }
+}
