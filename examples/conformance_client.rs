@@ -14,9 +14,9 @@
 use std::process::ExitCode;
 
 use mcp::client::oauth::{ClientCredentials, HeadlessLogin, OAuth};
-use mcp::client::{Client, ClientBuilder};
+use mcp::client::{Client, ClientBuilder, SkillError};
 use mcp::transport::HttpClientTransport;
-use mcp::types::{ElicitResult, Tool};
+use mcp::types::{ElicitResult, SkillResources, Tool};
 use mcp::McpError;
 use serde_json::{json, Map, Value};
 
@@ -235,6 +235,35 @@ async fn scenario_steps(client: &Client, scenario: &str, context: &Value) -> Res
         // Listing is the test: the client must not fetch what a `$ref` points at.
         "json-schema-ref-no-deref" => {
             client.list_all_tools().await?;
+        }
+        // The skills extension (SEP-2640): listing reads no file (no prefetch).
+        "sep-2640-client-no-prefetch" => {
+            client.list_skills().await?;
+        }
+        // Load the first skill: its SKILL.md is fetched and verified (size, digest,
+        // frontmatter); only a verified skill has its other files read. The suite serves a
+        // tampered SKILL.md, so refusing it, and reading nothing more, is the pass.
+        "sep-2640-client-verify-digest"
+        | "sep-2640-client-verify-size"
+        | "sep-2640-client-verify-frontmatter" => {
+            let skills = client.list_skills().await?;
+            let skill = skills
+                .first()
+                .ok_or_else(|| McpError::internal("the server lists no skill"))?;
+            match client.load_skill(skill).await {
+                Ok(loaded) => {
+                    if let SkillResources::Files(files) = &loaded.entry().resources {
+                        for file in files.iter().filter(|f| f.uri != skill.uri) {
+                            client
+                                .read_skill_file(loaded.entry(), &file.uri)
+                                .await
+                                .map_err(|e| McpError::internal(e.to_string()))?;
+                        }
+                    }
+                }
+                Err(SkillError::Request(e)) => return Err(e),
+                Err(refused) => eprintln!("skill refused: {refused}"),
+            }
         }
         // Tools with invalid x-mcp-header annotations are dropped by the listing; the rest
         // are called. Standard headers: every kind of request once.

@@ -14,6 +14,7 @@ mod support;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use mcp::events::Event;
 use mcp::prelude::*;
 use mcp::transport::{HttpConfig, MemoryEventStore, MemorySessionStore, RedisStore};
 use serde_json::{json, Value};
@@ -138,6 +139,11 @@ async fn served_by_either_replica(config: impl Fn() -> HttpConfig) {
     let sid = open(a).await;
     let level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "error"}});
     assert_eq!(post(a, &sid, level).await.message()["result"], json!({}));
+    let subscribe = json!({"jsonrpc": "2.0", "id": 9, "method": "resources/subscribe", "params": {"uri": "shop://stock"}});
+    assert_eq!(
+        post(a, &sid, subscribe).await.message()["result"],
+        json!({})
+    );
 
     // ...served by B, which rebuilt it from the store: same client, level and version.
     let reply = call(b, &sid, 2, "whoami").await;
@@ -156,6 +162,15 @@ async fn served_by_either_replica(config: impl Fn() -> HttpConfig) {
         stream.next_json().await["method"],
         "notifications/tools/list_changed"
     );
+    // B knows the URI the session subscribed to on A.
+    b_handle
+        .publish(Event::ResourceUpdated {
+            uri: "shop://stock".into(),
+        })
+        .unwrap();
+    let updated = stream.next_json().await;
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "shop://stock");
 
     // A POST stream on A: priming event, two logs, the result, each with an id.
     let reply = call(a, &sid, 3, "steps").await;

@@ -138,7 +138,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// Keeps the tasks of the 2026 tasks extension in `store` instead of the default
     /// [`MemoryTaskStore`](super::MemoryTaskStore) (this process only; tasks kept one hour, at
     /// most 10 000). Give every replica the same shared store (with the `redis` feature,
-    /// [`RedisTaskStore`](super::RedisTaskStore)) so a task started on one is read on another.
+    /// `RedisTaskStore`) so a task started on one is read on another.
     /// The tasks methods are served (and the extension advertised) when a tool has
     /// [`task_support`](super::ToolDef::task_support).
     pub fn task_store(self, store: impl super::TaskStore) -> Self {

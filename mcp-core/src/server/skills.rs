@@ -20,8 +20,8 @@ use super::resources::{ReadFailure, ResourceDef, ResourceHandler};
 use crate::era::Era;
 use crate::error::{echo_capped, McpError};
 use crate::types::{
-    GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadResourceResult, ResourceContents,
-    Skill, SkillResource, SkillResources, SKILLS_EXTENSION,
+    GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadResourceResult, Resource,
+    ResourceContents, Skill, SkillResource, SkillResources, SKILLS_EXTENSION,
 };
 
 /// The most bytes a skill may hold, summed over its files (the extension's 16 MiB limit). A
@@ -164,13 +164,47 @@ impl<S: Send + Sync + 'static> McpServer<S> {
                 }
             }
         });
+        let listing = dir.clone();
+        let _ = lowlevel.add_request_handler(
+            "resources/directory/read",
+            move |_ctx, p: DirectoryParams| {
+                let dir = listing.clone();
+                async move {
+                    if let Some(cursor) = p.cursor {
+                        return Err(McpError::invalid_params(format!(
+                            "Invalid cursor: {}",
+                            echo_capped(&cursor)
+                        )));
+                    }
+                    let uri = p.uri;
+                    let wanted = uri.clone();
+                    match blocking(move || dir.directory(&wanted)).await? {
+                        Some(resources) => Ok(json!({ "resources": resources })),
+                        None => Err(McpError::invalid_params(format!(
+                            "{} is not a directory resource",
+                            echo_capped(&uri)
+                        ))),
+                    }
+                }
+            },
+        );
         let extensions = lowlevel
             .extra_capabilities
             .extensions
             .get_or_insert_with(Default::default);
-        extensions.insert(SKILLS_EXTENSION.to_owned(), json!({}));
+        extensions.insert(
+            SKILLS_EXTENSION.to_owned(),
+            json!({ "directoryRead": true }),
+        );
         Ok(self)
     }
+}
+
+#[derive(Deserialize)]
+struct DirectoryParams {
+    uri: String,
+    #[serde(default)]
+    cursor: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -479,6 +513,55 @@ impl SkillsDir {
                 return Some((bytes, mime_of(&rel)));
             }
             return None;
+        }
+        None
+    }
+
+    /// The direct children of the directory at `uri` (a served skill's root or one of its
+    /// subdirectories), from the skill's manifest: files with their metadata, subdirectories
+    /// as `inode/directory` resources.
+    fn directory(&self, uri: &str) -> Option<Vec<Resource>> {
+        let rest = uri.strip_prefix("skill://")?;
+        let segments = safe_segments(rest)?;
+        for cut in (1..=segments.len()).rev() {
+            let dir = self.root.join(segments[..cut].iter().collect::<PathBuf>());
+            if !dir.join("SKILL.md").is_file() {
+                continue;
+            }
+            let owned: Vec<String> = segments[..cut].iter().map(|s| (*s).to_owned()).collect();
+            if !valid_name(owned.last()?) || !self.entry_is_valid(&owned) {
+                return None;
+            }
+            let files = self.files(&dir).ok()?;
+            let prefix = match segments[cut..].join("/") {
+                p if p.is_empty() => p,
+                p => format!("{p}/"),
+            };
+            let mut children: Vec<Resource> = Vec::new();
+            let mut any = false;
+            for file in files.iter().filter(|f| f.rel.starts_with(&prefix)) {
+                any = true;
+                let tail = &file.rel[prefix.len()..];
+                let child = match tail.split_once('/') {
+                    Some((sub, _)) => Resource {
+                        uri: format!("{}/{sub}", uri),
+                        name: sub.to_owned(),
+                        mime_type: Some("inode/directory".into()),
+                        ..Default::default()
+                    },
+                    None => Resource {
+                        uri: format!("{}/{tail}", uri),
+                        name: tail.to_owned(),
+                        mime_type: Some(mime_of(tail).into()),
+                        size: Some(file.size),
+                        ..Default::default()
+                    },
+                };
+                if !children.iter().any(|c| c.uri == child.uri) {
+                    children.push(child);
+                }
+            }
+            return any.then_some(children);
         }
         None
     }

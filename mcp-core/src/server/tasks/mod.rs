@@ -1,27 +1,5 @@
-//! The 2026 tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`) on the server side.
-//!
-//! A tool opts in with [`ToolDef::task_support`](super::ToolDef::task_support) (or
-//! `#[tool(task = "optional")]`). When a 2026 `tools/call` declares the extension (in its
-//! `_meta` client capabilities) and calls such a tool, the server answers at once with a flat
-//! `CreateTaskResult` (`resultType: "task"`, `taskId`, `status`, `createdAt`, `lastUpdatedAt`,
-//! `ttlMs`, `pollIntervalMs`) and runs the tool in the background. The client then uses:
-//!
-//! - `tasks/get {taskId}`: the task, with `result` inlined once `completed` (a tool error is
-//!   `completed` with `result.isError: true`), `error` once `failed` (a protocol error or a
-//!   crash), `inputRequests` while `input_required`;
-//! - `tasks/update {taskId, inputResponses}`: answers to a parked task's questions (asked with
-//!   [`RequestContext::elicit`](crate::lowlevel::RequestContext::elicit) and friends, exactly as
-//!   in a multi-round-trip call); once every question is answered the tool runs again from the
-//!   top with all the answers;
-//! - `tasks/cancel {taskId}`: the task ends `cancelled` (the running tool is dropped).
-//!
-//! `tasks/update` and `tasks/cancel` answer `{resultType: "complete"}`; an unknown or expired
-//! task is `-32602`; a tasks method from a client that did not declare the extension is
-//! `-32021`; `tasks/result` and `tasks/list` do not exist (`-32601`). A tool whose task support
-//! is `required`, called without the extension, is refused with `-32021` and
-//! `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`. 2025 sessions run
-//! every tool synchronously. Status notifications (`notifications/tasks`) are not sent: clients
-//! poll (the extension makes them optional).
+//! The 2026 tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`) on the server side:
+//! see [`TaskSupport`] for what a client sees.
 
 mod clock;
 #[cfg(feature = "redis")]
@@ -55,7 +33,36 @@ pub(crate) const DEFAULT_TTL_MS: u64 = 3_600_000;
 /// The polling interval suggested to clients: 500 ms.
 const POLL_INTERVAL_MS: u64 = 500;
 
-/// Whether a tool runs as a task (2026 tasks extension).
+/// Whether a tool runs as a task of the 2026 tasks extension (SEP-2663,
+/// `io.modelcontextprotocol/tasks`).
+///
+/// A tool opts in with [`ToolDef::task_support`](super::ToolDef::task_support) (or
+/// `#[tool(task = "optional")]`). When a 2026 `tools/call` declares the extension (in its
+/// `_meta` client capabilities) and calls such a tool, the server answers at once with a flat
+/// `CreateTaskResult` (`resultType: "task"`, `taskId`, `status`, `createdAt`, `lastUpdatedAt`,
+/// `ttlMs`, `pollIntervalMs`) and runs the tool in the background. The client then uses:
+///
+/// - `tasks/get {taskId}`: the task, with `result` inlined once `completed` (a tool error is
+///   `completed` with `result.isError: true`), `error` once `failed` (a protocol error or a
+///   crash), `inputRequests` while `input_required`;
+/// - `tasks/update {taskId, inputResponses}`: answers to a parked task's questions (asked with
+///   [`RequestContext::elicit`](crate::lowlevel::RequestContext::elicit) and friends, exactly as
+///   in a multi-round-trip call); once every question is answered the tool runs again from the
+///   top with all the answers;
+/// - `tasks/cancel {taskId}`: the task ends `cancelled` (the running tool is dropped).
+///
+/// `tasks/update` and `tasks/cancel` answer `{resultType: "complete"}`; an unknown or expired
+/// task is `-32602`; a tasks method from a client that did not declare the extension is
+/// `-32021`; `tasks/result` and `tasks/list` do not exist (`-32601`). A tool whose task support
+/// is `required`, called without the extension, is refused with `-32021` and
+/// `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`. 2025 sessions run
+/// every tool synchronously. Status notifications (`notifications/tasks`) are not sent: clients
+/// poll every `pollIntervalMs` (500 ms; the extension makes notifications optional).
+///
+/// Tasks live `ttlMs` (one hour) in the server's [`TaskStore`] (see
+/// [`McpServer::task_store`](super::McpServer::task_store)). A tool that should ask its
+/// questions in the request and only then become a task uses
+/// [`ToolDef::input_before_task`](super::ToolDef::input_before_task).
 ///
 /// ```
 /// use mcp_core::server::{TaskSupport, ToolDef};

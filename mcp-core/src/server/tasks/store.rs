@@ -54,9 +54,9 @@ impl TaskRecord {
     }
 }
 
-/// Keeps tasks for the server ([`McpServer::task_store`](super::super::McpServer::task_store)).
-/// The default is a [`MemoryTaskStore`]; with the `redis` feature, a
-/// [`RedisTaskStore`](super::RedisTaskStore) lets every replica read every replica's tasks.
+/// Keeps tasks for the server ([`McpServer::task_store`](crate::server::McpServer::task_store)).
+/// The default is a [`MemoryTaskStore`]; with the `redis` feature, a `RedisTaskStore` lets
+/// every replica read every replica's tasks.
 ///
 /// A store only stores: the server decides the transitions, writing a whole record each time.
 /// `get` returns `None` for an unknown or expired task (the client then gets `-32602`).

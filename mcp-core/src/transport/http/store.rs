@@ -162,8 +162,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct MemorySessionStore {
-    sessions: Arc<Mutex<HashMap<String, (SessionRecord, Instant, Duration)>>>,
+    sessions: Arc<Mutex<HashMap<String, Kept>>>,
 }
+
+/// A record, when it was last used, and how long it may stay unused.
+type Kept = (SessionRecord, Instant, Duration);
 
 impl SessionStore for MemorySessionStore {
     fn save<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, ()> {
@@ -379,5 +382,70 @@ impl SharedReplay {
                 }
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_memory_event_store_replays_bounds_and_says_gone() {
+        let store = MemoryEventStore::new(1000, 10_000);
+        store.open_stream("s", 77).await.unwrap();
+        for seq in 1..=3 {
+            let frame = events::frame(77, seq, "{}");
+            store
+                .append("s", 77, seq, std::str::from_utf8(&frame).unwrap())
+                .await
+                .unwrap();
+        }
+        store.finish("s", 77).await.unwrap();
+        let Replay::Events { events, finished } = store.read("s", 77, 1).await.unwrap() else {
+            panic!("events");
+        };
+        assert!(finished);
+        assert_eq!(
+            events.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            vec![2, 3]
+        );
+        assert_eq!(events[0].1, "id: 77-2\ndata: {}\n\n");
+        assert_eq!(store.read("s", 78, 0).await.unwrap(), Replay::Unknown);
+        assert_eq!(store.read("t", 77, 0).await.unwrap(), Replay::Unknown);
+        // Over the session's bytes: the oldest go, and a replay from before them is gone.
+        for seq in 4..=40 {
+            store.append("s", 77, seq, &"x".repeat(100)).await.unwrap();
+        }
+        assert_eq!(store.read("s", 77, 1).await.unwrap(), Replay::Gone);
+        store.remove("s").await.unwrap();
+        assert_eq!(store.read("s", 77, 39).await.unwrap(), Replay::Unknown);
+    }
+
+    #[tokio::test]
+    async fn the_memory_session_store_expires_and_removes() {
+        let store = MemorySessionStore::default();
+        let record = SessionRecord {
+            id: "abc".into(),
+            protocol_version: "2025-11-25".into(),
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            log_level: Some(LoggingLevel::Error),
+            subscriptions: vec!["file:///a".into()],
+            client_ready: true,
+            owner: None,
+            client: None,
+            created_at_ms: now_ms(),
+        };
+        let idle = Duration::from_millis(50);
+        store.save(&record, idle).await.unwrap();
+        assert_eq!(store.load("abc", idle).await.unwrap(), Some(record.clone()));
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert_eq!(store.load("abc", idle).await.unwrap(), None);
+        store.save(&record, idle).await.unwrap();
+        assert!(store.remove("abc").await.unwrap());
+        assert!(!store.remove("abc").await.unwrap());
+        let json = serde_json::to_value(&record).unwrap();
+        assert_eq!(json["protocolVersion"], "2025-11-25");
+        assert_eq!(json["logLevel"], "error");
     }
 }

@@ -1,0 +1,308 @@
+//! The skills extension (SEP-2640) end to end through the in-memory client, in both eras: a
+//! directory served with `McpServer::skills_dir`, listed, fetched and verified by the client;
+//! traversal and symlinks out of the directory refused; a tampered file refused by the client.
+
+use std::path::{Path, PathBuf};
+
+use mcp::client::{Client, SkillError};
+use mcp::era::Era;
+use mcp::server::McpServer;
+use mcp::types::{ResourceContents, Skill, SkillResource, SkillResources, SKILLS_EXTENSION};
+use serde_json::json;
+
+const PDF_SKILL: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: \"2.1.0\"\n---\n\n# PDF\n\nRead references/FORMS.md.\n";
+const FORMS: &str = "Fill every field.\n";
+
+/// A fresh skills directory (removed on drop): `pdf-processing` with one reference file,
+/// `acme/refunds`, a directory whose frontmatter name is wrong, and a secret outside the root.
+struct Fixture {
+    base: PathBuf,
+}
+
+impl Fixture {
+    fn new(tag: &str) -> Self {
+        let base = std::env::temp_dir().join(format!("mcp-skills-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let root = base.join("skills");
+        write(&root.join("pdf-processing/SKILL.md"), PDF_SKILL);
+        write(&root.join("pdf-processing/references/FORMS.md"), FORMS);
+        write(&root.join("pdf-processing/.hidden"), "not served");
+        write(
+            &root.join("acme/refunds/SKILL.md"),
+            "---\nname: refunds\ndescription: Process refunds\n---\nRefund.\n",
+        );
+        write(
+            &root.join("misnamed/SKILL.md"),
+            "---\nname: other\ndescription: Its directory is not its name\n---\n",
+        );
+        write(
+            &base.join("secret.txt"),
+            "the secret outside the skills root",
+        );
+        Self { base }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.base.join("skills")
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+async fn connect(root: &Path, era: Era) -> Client {
+    let server = McpServer::new("skills").skills_dir(root).unwrap();
+    let builder = Client::builder();
+    let builder = if era == Era::Legacy {
+        builder.legacy()
+    } else {
+        builder
+    };
+    let client = builder.connect(server).await.unwrap();
+    assert_eq!(client.era(), era);
+    client
+}
+
+fn text_of(contents: &[ResourceContents]) -> &str {
+    match &contents[0] {
+        ResourceContents::Text(t) => &t.text,
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_skills_directory_is_listed_fetched_and_verified_in_both_eras() {
+    let fixture = Fixture::new("serve");
+    for era in [Era::Modern, Era::Legacy] {
+        let client = connect(&fixture.root(), era).await;
+        let extensions = client.server_capabilities().unwrap().extensions.unwrap();
+        assert_eq!(extensions[SKILLS_EXTENSION], json!({"directoryRead": true}));
+
+        let skills = client.list_skills().await.unwrap();
+        let uris: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+        // The misnamed skill is left out; the nested prefix is kept.
+        assert_eq!(
+            uris,
+            [
+                "skill://acme/refunds/SKILL.md",
+                "skill://pdf-processing/SKILL.md"
+            ]
+        );
+        let pdf = &skills[1];
+        assert_eq!(
+            serde_json::Value::Object(pdf.frontmatter.clone()),
+            json!({
+                "name": "pdf-processing",
+                "description": "Extract, fill, and assemble PDF documents",
+                "metadata": {"version": "2.1.0"}
+            })
+        );
+        assert_eq!(
+            pdf.resources,
+            SkillResources::Files(vec![
+                SkillResource {
+                    uri: "skill://pdf-processing/SKILL.md".into(),
+                    digest: SkillResource::digest_of(PDF_SKILL.as_bytes()),
+                    size: PDF_SKILL.len() as u64,
+                },
+                SkillResource {
+                    uri: "skill://pdf-processing/references/FORMS.md".into(),
+                    digest: SkillResource::digest_of(FORMS.as_bytes()),
+                    size: FORMS.len() as u64,
+                },
+            ])
+        );
+        assert_eq!(client.get_skill(&pdf.uri).await.unwrap(), *pdf);
+
+        let loaded = client.load_skill(pdf).await.unwrap();
+        assert_eq!(loaded.text(), PDF_SKILL);
+        let forms = client
+            .read_skill_file(pdf, "skill://pdf-processing/references/FORMS.md")
+            .await
+            .unwrap();
+        assert_eq!(forms, FORMS.as_bytes());
+
+        // SKILL.md is listed as a resource, named and described from its frontmatter.
+        let listed = client.list_all_resources().await.unwrap();
+        let md = listed.iter().find(|r| r.uri == pdf.uri).unwrap();
+        assert_eq!(md.name, "pdf-processing");
+        assert_eq!(md.description.as_deref(), pdf.description());
+        assert_eq!(md.mime_type.as_deref(), Some("text/markdown"));
+
+        // The directory of a skill lists its direct children.
+        let dir = client
+            .request(
+                "resources/directory/read",
+                json!({"uri": "skill://pdf-processing"}),
+            )
+            .await
+            .unwrap();
+        let children: Vec<(&str, &str)> = dir["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["uri"].as_str().unwrap(), r["mimeType"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            children,
+            [
+                ("skill://pdf-processing/SKILL.md", "text/markdown"),
+                ("skill://pdf-processing/references", "inode/directory"),
+            ]
+        );
+
+        let unknown = client
+            .get_skill("skill://nothing-here/SKILL.md")
+            .await
+            .unwrap_err();
+        assert_eq!(unknown.code(), -32602);
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn reads_never_leave_the_skills_directory() {
+    let fixture = Fixture::new("escape");
+    let root = fixture.root();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        fixture.base.join("secret.txt"),
+        root.join("pdf-processing/secret.txt"),
+    )
+    .unwrap();
+    for era in [Era::Modern, Era::Legacy] {
+        let client = connect(&root, era).await;
+        for uri in [
+            "skill://pdf-processing/../../secret.txt",
+            "skill://pdf-processing/references/../../../secret.txt",
+            "skill://pdf-processing/%2e%2e/secret.txt",
+            "skill://pdf-processing//SKILL.md",
+            "skill://pdf-processing/secret.txt",
+            "skill://pdf-processing/.hidden",
+            "skill://misnamed/SKILL.md",
+            "skill://../secret.txt",
+        ] {
+            let err = client.read_resource(uri).await.unwrap_err();
+            let expected = if era == Era::Modern { -32602 } else { -32002 };
+            assert_eq!(err.code(), expected, "{uri}");
+        }
+        let skills = client.list_skills().await.unwrap();
+        let pdf = skills
+            .iter()
+            .find(|s| s.name() == Some("pdf-processing"))
+            .unwrap();
+        let SkillResources::Files(files) = &pdf.resources else {
+            panic!("a manifest")
+        };
+        assert!(
+            files
+                .iter()
+                .all(|f| !f.uri.contains("secret") && !f.uri.contains(".hidden")),
+            "{files:?}"
+        );
+        // The one file that is served still reads.
+        let read = client.read_resource(&pdf.uri).await.unwrap();
+        assert_eq!(text_of(&read.contents), PDF_SKILL);
+        let outside = client
+            .request(
+                "resources/directory/read",
+                json!({"uri": "skill://pdf-processing/.."}),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(outside.code(), -32602);
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn the_client_refuses_content_that_does_not_match_the_entry() {
+    let fixture = Fixture::new("tamper");
+    let root = fixture.root();
+    let client = connect(&root, Era::Modern).await;
+    let skills = client.list_skills().await.unwrap();
+    let pdf: Skill = skills
+        .into_iter()
+        .find(|s| s.name() == Some("pdf-processing"))
+        .unwrap();
+    let forms_uri = "skill://pdf-processing/references/FORMS.md";
+
+    // Same length, other bytes: a digest mismatch.
+    std::fs::write(
+        root.join("pdf-processing/references/FORMS.md"),
+        "Fill NO field!!!.\n",
+    )
+    .unwrap();
+    match client.read_skill_file(&pdf, forms_uri).await {
+        Err(SkillError::DigestMismatch {
+            uri,
+            expected,
+            actual,
+        }) => {
+            assert_eq!(uri, forms_uri);
+            assert_eq!(expected, SkillResource::digest_of(FORMS.as_bytes()));
+            assert_eq!(actual, SkillResource::digest_of(b"Fill NO field!!!.\n"));
+        }
+        other => panic!("expected a digest mismatch, got {other:?}"),
+    }
+    // Another length: a size mismatch.
+    std::fs::write(
+        root.join("pdf-processing/references/FORMS.md"),
+        "more bytes than listed\n",
+    )
+    .unwrap();
+    assert!(matches!(
+        client.read_skill_file(&pdf, forms_uri).await,
+        Err(SkillError::SizeMismatch {
+            expected: 18,
+            actual: 23,
+            ..
+        })
+    ));
+    // A file the manifest does not list is refused before any request.
+    assert!(matches!(
+        client
+            .read_skill_file(&pdf, "skill://pdf-processing/extra.md")
+            .await,
+        Err(SkillError::NotListed { .. })
+    ));
+    // An entry whose frontmatter differs from the file's: the skill is not loaded.
+    let mut lying = pdf.clone();
+    lying
+        .frontmatter
+        .insert("description".into(), json!("Something harmless"));
+    match client.load_skill(&lying).await {
+        Err(SkillError::FrontmatterMismatch { detail, .. }) => {
+            assert!(detail.contains("description"), "{detail}")
+        }
+        other => panic!("expected a frontmatter mismatch, got {other:?}"),
+    }
+    // The server recomputes: a fresh entry verifies the new content.
+    let fresh = client.get_skill(&pdf.uri).await.unwrap();
+    assert_eq!(
+        client.read_skill_file(&fresh, forms_uri).await.unwrap(),
+        b"more bytes than listed\n"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_server_without_the_extension_is_not_asked() {
+    let client = Client::connect(McpServer::new("plain")).await.unwrap();
+    let err = client.list_skills().await.unwrap_err();
+    assert_eq!(err.code(), -32601);
+    assert!(
+        err.message().contains(SKILLS_EXTENSION),
+        "{}",
+        err.message()
+    );
+    client.close().await;
+}

@@ -1,0 +1,489 @@
+//! The 2026 tasks extension (SEP-2663) on the server: tools that run as tasks, `tasks/get`
+//! with the result or error inlined, `tasks/update` for a parked task's input, `tasks/cancel`,
+//! the required/forbidden rules and the extension's error codes, and a task store shared by
+//! two servers through Redis.
+
+mod support;
+
+use std::time::Duration;
+
+use mcp::input::Elicited;
+use mcp::prelude::*;
+use mcp::server::{IntoTool, MemoryTaskStore, RedisTaskStore, ToolError};
+use mcp::transport::RawConnection;
+use serde_json::{json, Value};
+use support::{modern, roundtrip};
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// Works for `ms` milliseconds.
+#[tool(task = "optional")]
+async fn work(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("worked {ms} ms")
+}
+
+/// Fails as a tool; only as a task.
+#[tool(task = "required")]
+async fn broken() -> Result<String, ToolError> {
+    Err(ToolError::new("disk full"))
+}
+
+/// Fails at the protocol level.
+#[tool(task = "optional")]
+async fn crashing() -> mcp::Result<String> {
+    Err(McpError::invalid_params("bad job"))
+}
+
+/// Never a task.
+#[tool(task = "forbidden")]
+async fn quick() -> String {
+    "quick".into()
+}
+
+/// Asks two names at once.
+#[tool(task = "optional")]
+async fn two_names(ctx: RequestContext) -> mcp::Result<String> {
+    let answers = ctx
+        .ask(
+            Questions::new()
+                .elicit::<Name>("first", "First name?")
+                .elicit::<Name>("second", "Second name?"),
+        )
+        .await?;
+    let name = |key: &str| -> mcp::Result<String> {
+        Ok(answers
+            .elicited::<Name>(key)?
+            .accepted()
+            .map_or("?".into(), |f| f.name))
+    };
+    Ok(format!("{} and {}", name("first")?, name("second")?))
+}
+
+/// Asks a name in the request, then works in a task.
+#[tool(task = "optional")]
+async fn ask_then_work(ctx: RequestContext) -> mcp::Result<String> {
+    let name = match ctx.elicit::<Name>("who", "Who?").await? {
+        Elicited::Accepted(form) => form.name,
+        _ => "nobody".into(),
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(format!("done for {name}"))
+}
+
+fn server() -> McpServer {
+    McpServer::new("tasks-test")
+        .tool(WorkTool)
+        .tool(BrokenTool)
+        .tool(CrashingTool)
+        .tool(QuickTool)
+        .tool(TwoNamesTool)
+        .tool(AskThenWorkTool.into_tool().input_before_task())
+}
+
+/// A 2026 request whose client declared the tasks extension (and form elicitation).
+fn with_tasks(id: i64, method: &str, params: Value) -> Value {
+    let mut line = modern(id, method, params);
+    line["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {TASKS: {}}, "elicitation": {}});
+    line
+}
+
+async fn call(conn: &mut RawConnection, id: i64, tool: &str, args: Value) -> Value {
+    let answer = roundtrip(
+        conn,
+        &with_tasks(id, "tools/call", json!({"name": tool, "arguments": args})),
+    )
+    .await;
+    answer["result"].clone()
+}
+
+async fn get(conn: &mut RawConnection, task_id: &str) -> Value {
+    let answer = roundtrip(
+        conn,
+        &with_tasks(90, "tasks/get", json!({"taskId": task_id})),
+    )
+    .await;
+    assert!(answer.get("error").is_none(), "{answer}");
+    answer["result"].clone()
+}
+
+/// Polls `tasks/get` until the task's status is `status` (at most 5 s).
+async fn until(conn: &mut RawConnection, task_id: &str, status: &str) -> Value {
+    for _ in 0..250 {
+        let task = get(conn, task_id).await;
+        if task["status"] == status {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "task {task_id} never became {status}: {}",
+        get(conn, task_id).await
+    );
+}
+
+/// An empty ack: `resultType: "complete"` and no task fields.
+fn assert_ack(answer: &Value) {
+    let ack = &answer["result"];
+    assert_eq!(ack["resultType"], "complete", "{answer}");
+    for field in ["taskId", "status", "result", "error", "inputRequests"] {
+        assert!(ack.get(field).is_none(), "{field} in {answer}");
+    }
+}
+
+#[tokio::test]
+async fn a_task_tool_answers_with_a_flat_task_and_tasks_get_inlines_its_result() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let created = call(&mut conn, 1, "work", json!({"ms": 300})).await;
+    assert_eq!(created["resultType"], "task");
+    assert_eq!(created["status"], "working");
+    assert!(created.get("task").is_none() && created.get("result").is_none());
+    assert_eq!(created["ttlMs"], 3_600_000);
+    assert_eq!(created["pollIntervalMs"], 500);
+    let stamp = created["createdAt"].as_str().unwrap();
+    assert!(stamp.len() == 24 && stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T');
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(id.len(), 32);
+
+    let working = get(&mut conn, &id).await;
+    assert_eq!(working["resultType"], "complete");
+    assert_eq!(working["status"], "working");
+    assert!(working.get("result").is_none());
+
+    let done = until(&mut conn, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "worked 300 ms");
+    assert!(done.get("error").is_none() && done.get("requestState").is_none());
+}
+
+#[tokio::test]
+async fn a_tool_error_completes_with_is_error_and_a_protocol_error_fails() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let broken = call(&mut conn, 1, "broken", json!({})).await;
+    let task = until(&mut conn, broken["taskId"].as_str().unwrap(), "completed").await;
+    assert_eq!(task["result"]["isError"], true);
+    assert_eq!(task["result"]["content"][0]["text"], "disk full");
+
+    let crashing = call(&mut conn, 2, "crashing", json!({})).await;
+    let task = until(&mut conn, crashing["taskId"].as_str().unwrap(), "failed").await;
+    assert_eq!(task["error"]["code"], -32602);
+    assert_eq!(task["error"]["message"], "bad job");
+    assert!(task.get("result").is_none());
+}
+
+#[tokio::test]
+async fn a_parked_task_takes_its_answers_through_tasks_update() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let created = call(&mut conn, 1, "two_names", json!({})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let parked = until(&mut conn, &id, "input_required").await;
+    let asked = parked["inputRequests"].as_object().unwrap();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked["first"]["method"], "elicitation/create");
+
+    // One answer (and one for a question never asked): acked, the other stays pending.
+    let answer = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    let ack = roundtrip(
+        &mut conn,
+        &with_tasks(
+            2,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"first": answer("Ada"), "nope": {}}}),
+        ),
+    )
+    .await;
+    assert_ack(&ack);
+    let still = get(&mut conn, &id).await;
+    assert_eq!(still["status"], "input_required");
+    let pending: Vec<&String> = still["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(pending, ["second"]);
+
+    let ack = roundtrip(
+        &mut conn,
+        &with_tasks(
+            3,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"second": answer("Grace")}}),
+        ),
+    )
+    .await;
+    assert_ack(&ack);
+    let done = until(&mut conn, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Ada and Grace");
+}
+
+#[tokio::test]
+async fn cancel_ends_a_running_task_cancelled_and_acks_again_once_terminal() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let created = call(&mut conn, 1, "work", json!({"ms": 60_000})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    for n in 2..4 {
+        let ack = roundtrip(
+            &mut conn,
+            &with_tasks(n, "tasks/cancel", json!({"taskId": id})),
+        )
+        .await;
+        assert_ack(&ack);
+        let task = get(&mut conn, &id).await;
+        assert_eq!(task["status"], "cancelled");
+        assert!(task.get("result").is_none());
+    }
+}
+
+#[tokio::test]
+async fn required_and_forbidden_tools_and_clients_without_the_extension() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    // A required-task tool from a client without the extension: -32021 naming it.
+    let refused = roundtrip(
+        &mut conn,
+        &modern(1, "tools/call", json!({"name": "broken", "arguments": {}})),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32021);
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"][TASKS],
+        json!({})
+    );
+    // An optional one runs synchronously for it.
+    let sync = roundtrip(
+        &mut conn,
+        &modern(
+            2,
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}}),
+        ),
+    )
+    .await;
+    assert_eq!(sync["result"]["resultType"], "complete");
+    assert_eq!(sync["result"]["content"][0]["text"], "worked 1 ms");
+    // A forbidden one never becomes a task, even with the extension.
+    let quick = call(&mut conn, 3, "quick", json!({})).await;
+    assert_eq!(quick["resultType"], "complete");
+    assert!(quick.get("taskId").is_none());
+    // tools/list shows each tool's task support.
+    let list = roundtrip(&mut conn, &modern(4, "tools/list", json!({}))).await;
+    let support = |name: &str| {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["execution"]["taskSupport"]
+            .clone()
+    };
+    assert_eq!(support("work"), "optional");
+    assert_eq!(support("broken"), "required");
+    assert_eq!(support("quick"), "forbidden");
+}
+
+#[tokio::test]
+async fn the_extension_is_advertised_and_its_methods_and_codes_are_exact() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let discover = roundtrip(&mut conn, &modern(1, "server/discover", json!({}))).await;
+    let caps = &discover["result"]["capabilities"];
+    assert_eq!(caps["extensions"][TASKS], json!({}));
+    assert!(caps.get("tasks").is_none());
+
+    let unknown = roundtrip(
+        &mut conn,
+        &with_tasks(2, "tasks/get", json!({"taskId": "no-such-task"})),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602);
+    for (n, method) in ["tasks/update", "tasks/cancel"].iter().enumerate() {
+        let unknown = roundtrip(
+            &mut conn,
+            &with_tasks(
+                3 + n as i64,
+                method,
+                json!({"taskId": "no-such-task", "inputResponses": {}}),
+            ),
+        )
+        .await;
+        assert_eq!(unknown["error"]["code"], -32602, "{method}");
+    }
+    let ungated = roundtrip(
+        &mut conn,
+        &modern(5, "tasks/get", json!({"taskId": "no-such-task"})),
+    )
+    .await;
+    assert_eq!(ungated["error"]["code"], -32021);
+    for method in ["tasks/result", "tasks/list"] {
+        let gone = roundtrip(&mut conn, &with_tasks(6, method, json!({"taskId": "x"}))).await;
+        assert_eq!(gone["error"]["code"], -32601, "{method}");
+    }
+}
+
+#[tokio::test]
+async fn a_server_without_task_tools_does_not_offer_the_extension() {
+    let mut conn = RawConnection::open(McpServer::new("plain").tool(QuickTool))
+        .await
+        .unwrap();
+    let discover = roundtrip(&mut conn, &modern(1, "server/discover", json!({}))).await;
+    assert!(discover["result"]["capabilities"]
+        .get("extensions")
+        .is_none());
+    let gone = roundtrip(
+        &mut conn,
+        &with_tasks(2, "tasks/get", json!({"taskId": "x"})),
+    )
+    .await;
+    assert_eq!(gone["error"]["code"], -32601);
+}
+
+#[tokio::test]
+async fn input_before_task_asks_in_the_request_then_starts_the_task() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let first = call(&mut conn, 1, "ask_then_work", json!({})).await;
+    assert_eq!(first["resultType"], "input_required");
+    assert!(first.get("taskId").is_none());
+    let state = first["requestState"].clone();
+    let retry = roundtrip(
+        &mut conn,
+        &with_tasks(
+            2,
+            "tools/call",
+            json!({
+                "name": "ask_then_work",
+                "arguments": {},
+                "inputResponses": {"who": {"action": "accept", "content": {"name": "Alice"}}},
+                "requestState": state,
+            }),
+        ),
+    )
+    .await;
+    let created = &retry["result"];
+    assert_eq!(created["resultType"], "task", "{retry}");
+    assert!(created.get("requestState").is_none() && created.get("inputRequests").is_none());
+    let done = until(&mut conn, created["taskId"].as_str().unwrap(), "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "done for Alice");
+}
+
+#[tokio::test]
+async fn the_memory_store_is_bounded() {
+    let mut conn = RawConnection::open(server().task_store(MemoryTaskStore::max_tasks(1)))
+        .await
+        .unwrap();
+    let first = call(&mut conn, 1, "work", json!({"ms": 1})).await;
+    let second = call(&mut conn, 2, "work", json!({"ms": 1})).await;
+    until(&mut conn, second["taskId"].as_str().unwrap(), "completed").await;
+    let evicted = roundtrip(
+        &mut conn,
+        &with_tasks(3, "tasks/get", json!({"taskId": first["taskId"]})),
+    )
+    .await;
+    assert_eq!(evicted["error"]["code"], -32602);
+}
+
+/// Redis: `MCP_TEST_REDIS_URL`, or a `redis-server` started here (killed when dropped).
+struct Redis {
+    url: String,
+    child: Option<std::process::Child>,
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn redis() -> Option<Redis> {
+    if let Ok(url) = std::env::var("MCP_TEST_REDIS_URL") {
+        return Some(Redis { url, child: None });
+    }
+    let present = support::runs("redis-server");
+    if !support::outside_program(
+        "redis",
+        present,
+        "apt-get install redis-server, or set MCP_TEST_REDIS_URL",
+    ) {
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("redis-server starts");
+    let redis = Redis {
+        url: format!("redis://127.0.0.1:{port}"),
+        child: Some(child),
+    };
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Some(redis);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("redis-server did not start on port {port}");
+}
+
+#[tokio::test]
+async fn a_task_started_on_one_replica_is_read_and_updated_on_another() {
+    let Some(redis) = redis() else { return };
+    let prefix = format!("mcp-test:tasks:{}:", std::process::id());
+    let store = || RedisTaskStore::connect_prefixed(&redis.url, &prefix);
+    let mut a = RawConnection::open(server().task_store(store().await.unwrap()))
+        .await
+        .unwrap();
+    let mut b = RawConnection::open(server().task_store(store().await.unwrap()))
+        .await
+        .unwrap();
+
+    // Started on A, finished there, read on B.
+    let created = call(&mut a, 1, "work", json!({"ms": 100})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(get(&mut b, &id).await["taskId"], id.as_str());
+    let done = until(&mut b, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "worked 100 ms");
+
+    // Parked on A, answered through B (which runs the tool again), read on A.
+    let created = call(&mut a, 2, "two_names", json!({})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    until(&mut b, &id, "input_required").await;
+    let answer = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    let ack = roundtrip(
+        &mut b,
+        &with_tasks(
+            3,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"first": answer("Ada"), "second": answer("Lin")}}),
+        ),
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    let done = until(&mut a, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Ada and Lin");
+
+    // Cancelled through B while A runs it.
+    let created = call(&mut a, 4, "work", json!({"ms": 60_000})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    roundtrip(
+        &mut b,
+        &with_tasks(5, "tasks/cancel", json!({"taskId": id})),
+    )
+    .await;
+    assert_eq!(get(&mut a, &id).await["status"], "cancelled");
+}
