@@ -42,6 +42,16 @@ async fn whoami(ctx: RequestContext) -> String {
     )
 }
 
+/// Counts the client's roots (a server-to-client request, answered by the client).
+#[tool]
+async fn count_roots(ctx: RequestContext) -> mcp::Result<String> {
+    let roots: Value = ctx.request("roots/list", json!({})).await?;
+    Ok(format!(
+        "{} roots",
+        roots["roots"].as_array().map_or(0, Vec::len)
+    ))
+}
+
 /// Says hello.
 #[tool]
 async fn hello() -> String {
@@ -57,7 +67,10 @@ async fn replica(
     tokio::task::JoinHandle<()>,
     mcp::server::ServerHandle<()>,
 ) {
-    let server = McpServer::new("replica").tool(StepsTool).tool(WhoamiTool);
+    let server = McpServer::new("replica")
+        .tool(StepsTool)
+        .tool(WhoamiTool)
+        .tool(CountRootsTool);
     let handle = server.handle();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -86,8 +99,13 @@ async fn post(port: u16, sid: &str, body: Value) -> Reply {
 
 /// `initialize` (as client `t`) and `notifications/initialized` on `port`; the session id.
 async fn open(port: u16) -> String {
+    open_with(port, json!({})).await
+}
+
+/// [`open`] declaring `capabilities`.
+async fn open_with(port: u16, capabilities: Value) -> String {
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
         "clientInfo": {"name": "t", "version": "1"}}});
     let reply = send(port, "POST", &[], &body.to_string()).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
@@ -208,6 +226,21 @@ async fn served_by_either_replica(config: impl Fn() -> HttpConfig) {
     assert_eq!(call(a, &other, 6, "whoami").await.status, 404);
     assert_eq!(call(b, &other, 7, "whoami").await.status, 404);
     assert_eq!(send(a, "DELETE", &in_session(&other), "").await.status, 404);
+
+    // A tool on A asks the client for its roots; the answer is posted to B, which forwards
+    // it to A through the session store.
+    let asker = open_with(a, json!({"roots": {}})).await;
+    let ask = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+        "params": {"name": "count_roots", "arguments": {}}});
+    let mut asking = SseStream::open(a, "POST", &in_session(&asker), &ask.to_string()).await;
+    let request = asking.next_json().await;
+    assert_eq!(request["method"], "roots/list");
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"roots": [{"uri": "file:///a", "name": "a"}, {"uri": "file:///b"}]}});
+    assert_eq!(post(b, &asker, answer).await.status, 202);
+    let done = asking.next_json().await;
+    assert_eq!(done["id"], 10);
+    assert_eq!(done["result"]["content"][0]["text"], "2 roots");
 
     // A shuts down; B goes on serving the first session, replays included.
     let _ = stop_a.send(());

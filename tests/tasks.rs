@@ -487,3 +487,76 @@ async fn a_task_started_on_one_replica_is_read_and_updated_on_another() {
     .await;
     assert_eq!(get(&mut a, &id).await["status"], "cancelled");
 }
+
+#[tokio::test]
+async fn a_listener_hears_the_status_changes_of_the_tasks_it_names() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let created = call(&mut conn, 1, "two_names", json!({})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    until(&mut conn, &id, "input_required").await;
+
+    // Without the extension, a filter naming tasks is refused.
+    let refused = roundtrip(
+        &mut conn,
+        &modern(
+            2,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [id]}}),
+        ),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+
+    let ack = roundtrip(
+        &mut conn,
+        &with_tasks(
+            3,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [id]}}),
+        ),
+    )
+    .await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]));
+    // Another task's changes are not heard.
+    call(&mut conn, 4, "work", json!({"ms": 1})).await;
+
+    let answer = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    conn.send_json(&with_tasks(
+        5,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"first": answer("A"), "second": answer("B")}}),
+    ))
+    .await
+    .unwrap();
+    let mut heard = Vec::new();
+    while !heard.contains(&"completed".to_owned()) {
+        let line = tokio::time::timeout(Duration::from_secs(5), conn.recv_json())
+            .await
+            .expect("the listener hears the task complete")
+            .unwrap();
+        if line["method"] == "notifications/tasks" {
+            assert_eq!(line["params"]["taskId"], id.as_str(), "{line}");
+            heard.push(line["params"]["status"].as_str().unwrap().to_owned());
+        }
+    }
+    assert_eq!(heard, ["working", "completed"]);
+}
+
+#[tokio::test]
+async fn a_task_is_gone_after_its_ttl() {
+    let mut conn = RawConnection::open(server().task_ttl(Duration::from_millis(150)))
+        .await
+        .unwrap();
+    let created = call(&mut conn, 1, "work", json!({"ms": 1})).await;
+    assert_eq!(created["ttlMs"], 150);
+    let id = created["taskId"].clone();
+    until(&mut conn, id.as_str().unwrap(), "completed").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let gone = roundtrip(
+        &mut conn,
+        &with_tasks(2, "tasks/get", json!({"taskId": id})),
+    )
+    .await;
+    assert_eq!(gone["error"]["code"], -32602);
+}

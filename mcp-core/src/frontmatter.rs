@@ -5,8 +5,8 @@
 //! continue on more-indented lines), literal (`|`) and folded (`>`) block scalars with their
 //! chomping indicators, flow sequences and mappings of scalars (`[a, b]`, `{k: v}`), comments,
 //! and the core-schema types (`null`, `~`, booleans, integers, floats). Anchors, aliases, tags,
-//! multi-line flow collections and complex keys are refused with an error naming the line, never
-//! guessed at.
+//! multi-line flow collections, complex keys and nesting deeper than 64 levels are refused with
+//! an error naming the line, never guessed at.
 
 use serde_json::{Map, Number, Value};
 
@@ -80,7 +80,12 @@ struct Reader<'a> {
     /// (line index, indent, content without the indent)
     lines: Vec<(usize, usize, String)>,
     at: usize,
+    /// How many blocks are open (bounded by [`MAX_DEPTH`]).
+    depth: usize,
 }
+
+/// The deepest nesting of blocks read; deeper frontmatter is refused.
+const MAX_DEPTH: usize = 64;
 
 impl<'a> Reader<'a> {
     fn new(raw: &'a [&'a str]) -> Result<Self, FrontmatterError> {
@@ -95,7 +100,12 @@ impl<'a> Reader<'a> {
             }
             lines.push((n, line.len() - content.len(), content.trim_end().to_owned()));
         }
-        Ok(Self { raw, lines, at: 0 })
+        Ok(Self {
+            raw,
+            lines,
+            at: 0,
+            depth: 0,
+        })
     }
 
     fn peek(&self) -> Option<(usize, usize, &str)> {
@@ -106,14 +116,24 @@ impl<'a> Reader<'a> {
 
     /// The block (mapping or sequence) whose lines sit at `indent`.
     fn block(&mut self, indent: usize) -> Result<Value, FrontmatterError> {
-        let Some((_, _, content)) = self.peek() else {
+        let Some((n, _, content)) = self.peek() else {
             return Ok(Value::Null);
         };
-        if content == "-" || content.starts_with("- ") {
+        if self.depth >= MAX_DEPTH {
+            return err(format!(
+                "frontmatter line {}: nested deeper than {MAX_DEPTH} levels",
+                n + 2
+            ));
+        }
+        let sequence = content == "-" || content.starts_with("- ");
+        self.depth += 1;
+        let value = if sequence {
             self.sequence(indent)
         } else {
             self.mapping(indent)
-        }
+        };
+        self.depth -= 1;
+        value
     }
 
     fn mapping(&mut self, indent: usize) -> Result<Value, FrontmatterError> {
@@ -164,11 +184,11 @@ impl<'a> Reader<'a> {
             let column = i + (content.len() - content[1..].trim_start().len());
             if rest.is_empty() {
                 self.at += 1;
-                items.push(self.nested(n, indent)?);
+                items.push(self.nested(indent)?);
             } else if split_key(&rest).is_some() && !starts_quoted_or_flow(&rest) {
                 // `- key: value` opens a mapping whose keys sit at the item's column.
                 self.lines[self.at] = (n, column, rest);
-                items.push(self.mapping(column)?);
+                items.push(self.block(column)?);
             } else {
                 self.at += 1;
                 items.push(self.value_after(n, indent, &rest, false)?);
@@ -178,7 +198,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A nested block under a line at `indent` (or null when nothing is nested).
-    fn nested(&mut self, _n: usize, indent: usize) -> Result<Value, FrontmatterError> {
+    fn nested(&mut self, indent: usize) -> Result<Value, FrontmatterError> {
         match self.peek() {
             Some((_, i, _)) if i > indent => self.block(i),
             // A mapping's value may be a sequence at the key's own indent.
@@ -198,7 +218,7 @@ impl<'a> Reader<'a> {
         let rest = strip_comment(rest);
         if rest.is_empty() {
             return if in_mapping {
-                self.nested(n, indent)
+                self.nested(indent)
             } else {
                 Ok(Value::Null)
             };
@@ -593,5 +613,7 @@ mod tests {
         assert!(parse("---\nname: &a x\n---\n").is_err());
         assert!(parse("---\nname: x\nname: y\n---\n").is_err());
         assert!(parse("---\n- a\n---\n").is_err());
+        let deep: String = (0..100).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        assert!(parse(&format!("---\n{deep}---\n")).is_err());
     }
 }

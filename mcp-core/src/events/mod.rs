@@ -41,6 +41,14 @@ pub enum Event {
         /// Its URI (subscribers match it exactly).
         uri: String,
     },
+    /// A task of the 2026 tasks extension changed status: `notifications/tasks` to the
+    /// `subscriptions/listen` streams whose filter lists its id (`taskIds`).
+    TaskStatus {
+        /// The task.
+        task_id: String,
+        /// Its new status (`working`, `input_required`, `completed`, `failed`, `cancelled`).
+        status: String,
+    },
 }
 
 impl Event {
@@ -51,6 +59,7 @@ impl Event {
             Self::PromptsChanged => "notifications/prompts/list_changed",
             Self::ResourcesChanged => "notifications/resources/list_changed",
             Self::ResourceUpdated { .. } => "notifications/resources/updated",
+            Self::TaskStatus { .. } => "notifications/tasks",
         }
     }
 }

@@ -101,7 +101,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
 
     fn from_lowlevel(mut lowlevel: Server<S>) -> Self {
         let registry = Arc::new(Registry::new(lowlevel.events.clone()));
-        let tasks = Arc::new(super::tasks::Tasks::default());
+        let tasks = Arc::new(super::tasks::Tasks::new(lowlevel.events.clone()));
         install_tools(&mut lowlevel, &registry, &tasks);
         super::features::install(&mut lowlevel, &registry);
         let reg = registry.clone();
@@ -143,6 +143,13 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// [`task_support`](super::ToolDef::task_support).
     pub fn task_store(self, store: impl super::TaskStore) -> Self {
         self.tasks.set_store(Arc::new(store));
+        self
+    }
+
+    /// How long a task is kept after its creation (its `ttlMs`; default one hour, at least
+    /// 1 ms): `tasks/get` answers `-32602` for it afterwards.
+    pub fn task_ttl(self, ttl: std::time::Duration) -> Self {
+        self.tasks.set_ttl(ttl);
         self
     }
 

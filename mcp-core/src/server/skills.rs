@@ -5,7 +5,7 @@
 //! is its skill path, and each of its files is the resource `skill://<skill-path>/<file-path>`.
 //! `skills/list` and `skills/get` answer entries with the frontmatter and the complete manifest
 //! (SHA-256 digest and size of each file), computed from the disk when asked, so an edited
-//! file is served with its new digest.
+//! file is served with its new digest; `resources/directory/read` lists a skill directory.
 
 use std::fs;
 use std::io::Read;
@@ -71,10 +71,20 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// - a skill over [`MAX_SKILL_FILES`] files or [`MAX_SKILL_BYTES`] bytes, or with bad
     ///   frontmatter, is left out (with a `tracing` warning), never half served;
     /// - entries and digests are computed from the disk on each `skills/list` / `skills/get`
-    ///   (one page, no cursor); `resources/list` shows the `SKILL.md` files found by this call;
-    /// - 2026 results carry `ttlMs: 0`, `cacheScope: "private"`.
+    ///   (one page, no cursor; every file is hashed as a stream, never held whole), so the
+    ///   cost of a listing grows with the bytes under `root`; `resources/list` shows the
+    ///   `SKILL.md` files found by this call;
+    /// - `resources/directory/read` (declared as `directoryRead: true`) lists the direct
+    ///   children of a skill's root or of one of its subdirectories, from its manifest;
+    /// - 2026 results of `skills/list` and `skills/get` carry `ttlMs: 0`,
+    ///   `cacheScope: "private"` (never reuse, never share).
     ///
     /// Fails when `root` is not a readable directory.
+    ///
+    /// # Panics
+    ///
+    /// When called twice on one server (the `skill://{+path}` template is already registered),
+    /// or when a `skill://` resource it would list is already registered.
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

@@ -160,6 +160,8 @@ impl Subscribers {
                     }
                     json!({ "uri": uri })
                 }
+                // The tasks extension is 2026 only.
+                Event::TaskStatus { .. } => continue,
                 _ => json!({}),
             };
             if !session.try_notify(method, params) {
@@ -200,7 +202,11 @@ pub(crate) async fn listen<S: Send + Sync + 'static>(
         resource_subscriptions: filter
             .resource_subscriptions
             .filter(|uris| !uris.is_empty()),
+        task_ids: filter.task_ids.filter(|ids| !ids.is_empty()),
     };
+    if honoured.task_ids.is_some() {
+        super::tasks::require_extension(&ctx)?;
+    }
     let mut events = subscribers.bus.get().subscribe();
     let mut closing = subscribers.closing.subscribe();
     ctx.notify(
@@ -232,6 +238,14 @@ pub(crate) async fn listen<S: Send + Sync + 'static>(
                         .is_some_and(|uris| uris.contains(uri)) =>
                 {
                     json!({ "uri": uri })
+                }
+                Event::TaskStatus { task_id, status }
+                    if honoured
+                        .task_ids
+                        .as_ref()
+                        .is_some_and(|ids| ids.contains(task_id)) =>
+                {
+                    json!({ "taskId": task_id, "status": status })
                 }
                 _ => continue,
             };

@@ -20,6 +20,10 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for exactly these URIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// Tasks extension: `notifications/tasks` for exactly these task ids (a client that did
+    /// not declare `io.modelcontextprotocol/tasks` gets `-32021`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 /// Params of `subscriptions/listen`.

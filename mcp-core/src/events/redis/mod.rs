@@ -177,7 +177,7 @@ pub(crate) async fn open(target: &Target) -> Result<Conn, McpError> {
 }
 
 /// Connects and subscribes to `channel`, waiting for Redis to confirm.
-async fn open_subscribed(target: &Target, channel: &str) -> Result<Conn, McpError> {
+pub(crate) async fn open_subscribed(target: &Target, channel: &str) -> Result<Conn, McpError> {
     let mut conn = open(target).await?;
     let reply = call(&mut conn, &[b"SUBSCRIBE", channel.as_bytes()])
         .await
@@ -193,7 +193,7 @@ async fn open_subscribed(target: &Target, channel: &str) -> Result<Conn, McpErro
 }
 
 /// Retries `connect` with backoff until it succeeds.
-async fn reconnect<F, Fut>(what: &str, connect: F) -> Conn
+pub(crate) async fn reconnect<F, Fut>(what: &str, connect: F) -> Conn
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<Conn, McpError>>,

@@ -15,6 +15,7 @@ use super::mcp_server::{execute, Ran};
 use super::registry::Registry;
 use super::tool::ToolDef;
 use crate::error::{codes, McpError};
+use crate::events::{BusCell, Event};
 use crate::input::round::Round;
 use crate::lowlevel::{CallInfo, RequestContext, Server};
 use crate::request_state::Answer;
@@ -28,7 +29,7 @@ pub use store::{MemoryTaskStore, TaskRecord, TaskStore};
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// How long a task is kept after its creation unless the server says otherwise: one hour.
-pub(crate) const DEFAULT_TTL_MS: u64 = 3_600_000;
+const DEFAULT_TTL_MS: u64 = 3_600_000;
 
 /// The polling interval suggested to clients: 500 ms.
 const POLL_INTERVAL_MS: u64 = 500;
@@ -56,11 +57,13 @@ const POLL_INTERVAL_MS: u64 = 500;
 /// `-32021`; `tasks/result` and `tasks/list` do not exist (`-32601`). A tool whose task support
 /// is `required`, called without the extension, is refused with `-32021` and
 /// `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`. 2025 sessions run
-/// every tool synchronously. Status notifications (`notifications/tasks`) are not sent: clients
-/// poll every `pollIntervalMs` (500 ms; the extension makes notifications optional).
+/// every tool synchronously. Clients poll every `pollIntervalMs` (500 ms), or listen: a
+/// `subscriptions/listen` whose filter lists `taskIds` hears `notifications/tasks`
+/// (`{taskId, status}`) at every change of those tasks, through the server's event bus (so
+/// from every replica, with a shared bus).
 ///
-/// Tasks live `ttlMs` (one hour) in the server's [`TaskStore`] (see
-/// [`McpServer::task_store`](super::McpServer::task_store)). A tool that should ask its
+/// Tasks live `ttlMs` (one hour; [`McpServer::task_ttl`](super::McpServer::task_ttl)) in the
+/// server's [`TaskStore`] (see [`McpServer::task_store`](super::McpServer::task_store)). A tool that should ask its
 /// questions in the request and only then become a task uses
 /// [`ToolDef::input_before_task`](super::ToolDef::input_before_task).
 ///
@@ -102,6 +105,8 @@ impl TaskSupport {
 pub(crate) struct Tasks {
     store: RwLock<Arc<dyn TaskStore>>,
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    bus: BusCell,
+    ttl_ms: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -110,16 +115,41 @@ impl std::fmt::Debug for Tasks {
     }
 }
 
-impl Default for Tasks {
-    fn default() -> Self {
+impl Tasks {
+    /// Tasks in a [`MemoryTaskStore`], their changes published on `bus`.
+    pub(crate) fn new(bus: BusCell) -> Self {
         Self {
             store: RwLock::new(Arc::new(MemoryTaskStore::default())),
             running: Mutex::new(HashMap::new()),
+            bus,
+            ttl_ms: std::sync::atomic::AtomicU64::new(DEFAULT_TTL_MS),
         }
     }
-}
 
-impl Tasks {
+    pub(crate) fn set_ttl(&self, ttl: std::time::Duration) {
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.ttl_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn ttl_ms(&self) -> u64 {
+        self.ttl_ms.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Writes `record` and tells listeners its status.
+    async fn save(&self, record: TaskRecord) -> Result<(), McpError> {
+        let event = Event::TaskStatus {
+            task_id: record.task_id.clone(),
+            status: serde_json::to_value(record.status)?
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        };
+        self.store().put(record).await?;
+        // A refused publish is logged by the bus; the task itself is saved.
+        let _ = self.bus.publish(event);
+        Ok(())
+    }
+
     pub(crate) fn set_store(&self, store: Arc<dyn TaskStore>) {
         *self.store.write().unwrap_or_else(|e| e.into_inner()) = store;
     }
@@ -130,6 +160,18 @@ impl Tasks {
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::AbortHandle>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// `-32021` unless the request declared the tasks extension.
+pub(crate) fn require_extension<S: Send + Sync + 'static>(
+    ctx: &RequestContext<S>,
+) -> Result<(), McpError> {
+    match declared(ctx) {
+        true => Ok(()),
+        false => Err(missing_extension(
+            "taskIds in a subscriptions/listen filter",
+        )),
     }
 }
 
@@ -165,7 +207,7 @@ pub(crate) async fn maybe_start<S: Send + Sync + 'static>(
         ))),
         (_, true) if def.input_first => start_after_input(tasks, def, ctx, args).await,
         (_, true) => {
-            let record = new_record(def, args)?;
+            let record = new_record(def, args, tasks.ttl_ms())?;
             // Durable before the client hears of it: an immediate tasks/get finds it.
             tasks.store().put(record.clone()).await?;
             spawn_run(tasks, def.clone(), &ctx.info, &record);
@@ -174,14 +216,14 @@ pub(crate) async fn maybe_start<S: Send + Sync + 'static>(
     }
 }
 
-fn new_record<S>(def: &ToolDef<S>, args: &JsonObject) -> Result<TaskRecord, McpError> {
+fn new_record<S>(def: &ToolDef<S>, args: &JsonObject, ttl_ms: u64) -> Result<TaskRecord, McpError> {
     let now = clock::now_iso();
     Ok(TaskRecord {
         task_id: new_task_id()?,
         status: TaskStatus::Working,
         created_at: now.clone(),
         last_updated_at: now,
-        ttl_ms: DEFAULT_TTL_MS,
+        ttl_ms,
         tool: def.tool.name.clone(),
         arguments: args.clone(),
         input_requests: None,
@@ -200,7 +242,7 @@ async fn start_after_input<S: Send + Sync + 'static>(
     ctx: &RequestContext<S>,
     args: &JsonObject,
 ) -> Result<Option<Value>, McpError> {
-    let mut record = new_record(def, args)?;
+    let mut record = new_record(def, args, tasks.ttl_ms())?;
     if let Some(round) = ctx.info.round.get() {
         // The answers gathered in the request, for a later round of the task.
         for (key, answer) in &round.answers {
@@ -334,7 +376,7 @@ async fn settle(tasks: &Tasks, task_id: &str, ran: Ran) -> Result<(), McpError> 
         }
     }
     record.last_updated_at = clock::now_iso();
-    store.put(record).await
+    tasks.save(record).await
 }
 
 /// Serves `tasks/get`, `tasks/update` and `tasks/cancel` from `tasks`, running tools from
@@ -377,7 +419,7 @@ pub(crate) fn install<S: Send + Sync + 'static>(
                     record.status = TaskStatus::Cancelled;
                     record.input_requests = None;
                     record.last_updated_at = clock::now_iso();
-                    t.store().put(record).await?;
+                    t.save(record).await?;
                 }
                 Ok(ack())
             }
@@ -478,7 +520,7 @@ async fn update<S: Send + Sync + 'static>(
         return Ok(ack());
     }
     record.status = TaskStatus::Working;
-    tasks.store().put(record.clone()).await?;
+    tasks.save(record.clone()).await?;
     match registry.get(&record.tool) {
         Some(def) => spawn_run(tasks, def, &ctx.info, &record),
         None => {

@@ -98,11 +98,22 @@ async fn handle<S: Send + Sync + 'static>(
 ) -> Response {
     match message {
         Message::Response { id, outcome } => {
+            let answer = match &outcome {
+                Ok(result) => crate::jsonrpc::encode_result(&id, result),
+                Err(e) => crate::jsonrpc::encode_error(Some(&id), e),
+            };
             if !session.session.resolve(&id, outcome) {
-                tracing::debug!(
-                    "a response answered no request waiting here (with a session store, the \
-                     answer must reach the replica that asked)"
-                );
+                // Another replica may have asked: the store hands the answer on to it.
+                if let Some(store) = &shared.config.session_store {
+                    match store.forward_answer(session.session.id(), &answer).await {
+                        Ok(true) => {}
+                        Ok(false) => tracing::debug!(
+                            "a response answered no request waiting here, and the session \
+                             store forwards no answers to other replicas"
+                        ),
+                        Err(e) => tracing::warn!(error = %e, "an answer could not be forwarded"),
+                    }
+                }
             }
             StatusCode::ACCEPTED.into_response()
         }

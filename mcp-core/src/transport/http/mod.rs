@@ -85,6 +85,7 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
         let running = RunningServer::start(server.into_server()).await?;
         let shared = Arc::new(sessions::Shared::new(running, config));
         sessions::spawn_expiry(&shared);
+        sessions::spawn_answers(&shared);
         Ok(Self { shared })
     }
 

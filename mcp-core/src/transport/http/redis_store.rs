@@ -8,7 +8,9 @@ use tokio::sync::Mutex;
 use super::store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture};
 use crate::error::McpError;
 use crate::events::redis::resp::Frame;
-use crate::events::redis::{call, open, Conn, Target, REPLY_TIMEOUT};
+use crate::events::redis::{
+    call, open, open_subscribed, reconnect, resp, Conn, Target, REPLY_TIMEOUT,
+};
 
 /// The prefix of every key unless another is chosen: `mcp`.
 const DEFAULT_PREFIX: &str = "mcp";
@@ -96,6 +98,8 @@ return record
 /// | `<prefix>:events:<id>` | list | `"<stream> <seq> <frame>"`, oldest first | with the session, and [`event_ttl`](Self::event_ttl) after the last event |
 /// | `<prefix>:streams:<id>` | hash | `s:<stream>` known, `f:<stream>` finished, `d:<stream>` highest seq dropped, `bytes` held | as the list |
 ///
+/// | `<prefix>:answers:all` | pub/sub channel | `{"session", "answer"}`: a client's answer to a server-to-client request, posted to a replica that did not send the request | not stored |
+///
 /// Bounds per session: [`event_bytes`](Self::event_bytes) (default 4 MiB, as
 /// [`HttpConfig::event_store_session_bytes`](super::HttpConfig::event_store_session_bytes))
 /// and 1,024 events; the oldest go first, and a `Last-Event-ID` asking for dropped events gets
@@ -123,6 +127,74 @@ pub struct RedisStore {
 struct Inner {
     target: Target,
     conn: Mutex<Option<Conn>>,
+    /// Answers forwarded by replicas, heard on `<prefix>:answers` (subscribed on first use).
+    answers: std::sync::OnceLock<tokio::sync::broadcast::Sender<(String, String)>>,
+    listener: std::sync::OnceLock<tokio::task::AbortHandle>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(task) = self.listener.get() {
+            task.abort();
+        }
+    }
+}
+
+/// A forwarded answer on the `<prefix>:answers` channel.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Forwarded {
+    session: String,
+    answer: String,
+}
+
+/// A quiet answers subscription is probed with `PING` after this long, and reopened after
+/// twice this long without a byte: 30 s (as the event bus).
+const IDLE_PROBE: Duration = Duration::from_secs(30);
+
+/// Hands the answers heard on `channel` to `out`, reconnecting when Redis goes away.
+async fn hear_answers(
+    mut conn: Conn,
+    target: Target,
+    channel: String,
+    out: tokio::sync::broadcast::Sender<(String, String)>,
+) {
+    use tokio::io::AsyncWriteExt;
+    let mut probed = false;
+    loop {
+        let read = match tokio::time::timeout(IDLE_PROBE, resp::read(&mut conn)).await {
+            Ok(read) => {
+                probed = false;
+                read
+            }
+            Err(_) if !probed => {
+                probed = true;
+                match conn.get_mut().write_all(&resp::command(&[b"PING"])).await {
+                    Ok(()) => continue,
+                    Err(e) => Err(e),
+                }
+            }
+            Err(_) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no answer to PING: the connection is half-open",
+            )),
+        };
+        match read {
+            Ok(Frame::Array(Some(items)))
+                if items.len() == 3 && items[0].bytes() == Some(b"message") =>
+            {
+                let payload = items[2].bytes().unwrap_or_default();
+                if let Ok(f) = serde_json::from_slice::<Forwarded>(payload) {
+                    let _ = out.send((f.session, f.answer));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "Redis answers subscription lost; reconnecting");
+                conn = reconnect("answers", || open_subscribed(&target, &channel)).await;
+                probed = false;
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -155,6 +227,8 @@ impl RedisStore {
             inner: std::sync::Arc::new(Inner {
                 target,
                 conn: Mutex::new(None),
+                answers: std::sync::OnceLock::new(),
+                listener: std::sync::OnceLock::new(),
             }),
             prefix: DEFAULT_PREFIX.to_owned(),
             event_bytes: 4 * 1024 * 1024,
@@ -252,6 +326,47 @@ impl SessionStore for RedisStore {
                 other => Err(refused("GET", &other)),
             }
         })
+    }
+
+    fn forward_answer<'a>(&'a self, session: &'a str, answer: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let payload = serde_json::to_vec(&Forwarded {
+                session: session.to_owned(),
+                answer: answer.to_owned(),
+            })?;
+            let channel = self.key("answers", "all");
+            match self
+                .call(&[b"PUBLISH", channel.as_bytes(), &payload])
+                .await?
+            {
+                Frame::Integer(_) => Ok(true),
+                other => Err(refused("PUBLISH", &other)),
+            }
+        })
+    }
+
+    fn answers(&self) -> Option<tokio::sync::broadcast::Receiver<(String, String)>> {
+        let sender = self.inner.answers.get_or_init(|| {
+            let (sender, _) = tokio::sync::broadcast::channel(super::store::ANSWERS);
+            let (target, channel, out) = (
+                self.inner.target.clone(),
+                self.key("answers", "all"),
+                sender.clone(),
+            );
+            let task = tokio::spawn(async move {
+                let conn = match open_subscribed(&target, &channel).await {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "Redis answers subscription failed; retrying");
+                        reconnect("answers", || open_subscribed(&target, &channel)).await
+                    }
+                };
+                hear_answers(conn, target, channel, out).await;
+            });
+            let _ = self.inner.listener.set(task.abort_handle());
+            sender
+        });
+        Some(sender.subscribe())
     }
 
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {

@@ -350,6 +350,42 @@ pub(crate) fn spawn_expiry<S: Send + Sync + 'static>(shared: &Arc<Shared<S>>) {
     });
 }
 
+/// Delivers the answers other replicas forward ([`SessionStore::forward_answer`]) to the
+/// server-to-client requests of this replica that wait for them.
+///
+/// [`SessionStore::forward_answer`]: super::SessionStore::forward_answer
+pub(crate) fn spawn_answers<S: Send + Sync + 'static>(shared: &Arc<Shared<S>>) {
+    let Some(mut answers) = shared
+        .config
+        .session_store
+        .as_ref()
+        .and_then(|store| store.answers())
+    else {
+        return;
+    };
+    let weak = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        loop {
+            let (id, answer) = match answers.recv().await {
+                Ok(forwarded) => forwarded,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(missed = n, "forwarded answers were missed");
+                    continue;
+                }
+                Err(_) => break,
+            };
+            let Some(shared) = weak.upgrade() else { break };
+            let session = lock(&shared.sessions).map.get(&id).cloned();
+            let Some(session) = session else { continue };
+            if let Ok(crate::jsonrpc::Message::Response { id, outcome }) =
+                crate::jsonrpc::decode(answer.as_bytes())
+            {
+                session.session.resolve(&id, outcome);
+            }
+        }
+    });
+}
+
 /// Whose share of the sessions a request counts in: its principal, else its peer's address
 /// (`None`, no share, when neither is known, as behind a router without connection info).
 pub(super) fn client_of(http: &HttpRequest) -> Option<String> {

@@ -9,11 +9,18 @@
 //! replica that gets a request for a session it does not hold rebuilds it from the
 //! [`SessionRecord`], and a `GET` with `Last-Event-ID` replays events another replica wrote.
 //!
-//! What stays with one replica: the requests it runs, the server-to-client requests it sent
-//! (`sampling/createMessage`, `elicitation/create`, `roots/list`: the client's answer must
-//! reach the replica that asked, or the request waits until it times out; route by
-//! `Mcp-Session-Id` with sticky sessions when handlers ask the client), and the standalone
-//! GET stream (stream `0`: its events are kept by the replica serving it only).
+//! What stays with one replica: the requests it runs (a `notifications/cancelled` posted to
+//! another replica does not reach them; they end with their timeout), the server-to-client
+//! requests it sent (`sampling/createMessage`, `elicitation/create`, `roots/list`: a client's
+//! answer posted to another replica is forwarded to every replica through
+//! [`SessionStore::forward_answer`], which both stores here implement, and the one waiting
+//! takes it; with a store that does not, the answer must reach the replica that asked), the
+//! standalone GET stream (stream `0`: its events are kept by the replica serving it only, and
+//! a session deleted on another replica ends it at that replica's next look at the session),
+//! and the limits ([`HttpConfig::max_sessions`] counts the sessions this replica holds; one
+//! rebuilt from the store is never refused).
+//!
+//! [`HttpConfig::max_sessions`]: super::HttpConfig::max_sessions
 //!
 //! [`HttpConfig::session_store`]: super::HttpConfig::session_store
 //! [`HttpConfig::event_store`]: super::HttpConfig::event_store
@@ -94,7 +101,26 @@ pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
 
     /// Deletes the session (`DELETE`); true when it existed.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
+
+    /// Hands `answer` (the client's JSON-RPC response to a server-to-client request of
+    /// `session`, which no request on this replica waits for) to every replica, so that the
+    /// one that sent the request gets it; true when it was sent. The default forwards nothing
+    /// (false): the answer must then reach the replica that asked.
+    fn forward_answer<'a>(&'a self, session: &'a str, answer: &'a str) -> StoreFuture<'a, bool> {
+        let _ = (session, answer);
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
+    /// The answers [`forward_answer`](Self::forward_answer)ed by any replica, as
+    /// `(session, answer)`; `None` (the default) when the store forwards none. Called once per
+    /// endpoint, when it starts.
+    fn answers(&self) -> Option<tokio::sync::broadcast::Receiver<(String, String)>> {
+        None
+    }
 }
+
+/// Answers forwarded between replicas that a slow receiver may fall behind by: 1024.
+pub(crate) const ANSWERS: usize = 1024;
 
 /// What a store has of one stream after an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,9 +186,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// let b = HttpConfig::default().session_store(sessions);
 /// # drop((a, b));
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct MemorySessionStore {
     sessions: Arc<Mutex<HashMap<String, Kept>>>,
+    answers: tokio::sync::broadcast::Sender<(String, String)>,
+}
+
+impl Default for MemorySessionStore {
+    fn default() -> Self {
+        Self {
+            sessions: Arc::default(),
+            answers: tokio::sync::broadcast::channel(ANSWERS).0,
+        }
+    }
 }
 
 /// A record, when it was last used, and how long it may stay unused.
@@ -196,6 +232,18 @@ impl SessionStore for MemorySessionStore {
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
         let existed = lock(&self.sessions).remove(id).is_some();
         Box::pin(std::future::ready(Ok(existed)))
+    }
+
+    fn forward_answer<'a>(&'a self, session: &'a str, answer: &'a str) -> StoreFuture<'a, bool> {
+        let sent = self
+            .answers
+            .send((session.to_owned(), answer.to_owned()))
+            .is_ok();
+        Box::pin(std::future::ready(Ok(sent)))
+    }
+
+    fn answers(&self) -> Option<tokio::sync::broadcast::Receiver<(String, String)>> {
+        Some(self.answers.subscribe())
     }
 }
 
