@@ -282,6 +282,31 @@ async fn required_and_forbidden_tools_and_clients_without_the_extension() {
 }
 
 #[tokio::test]
+async fn a_2025_session_runs_task_tools_synchronously_and_is_not_offered_tasks() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    support::handshake(&mut conn, "2025-11-25").await;
+    let list = roundtrip(&mut conn, &support::request(1, "tools/list", json!({}))).await;
+    let work = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "work")
+        .unwrap()
+        .clone();
+    assert!(work.get("execution").is_none(), "{work}");
+    let sync = roundtrip(
+        &mut conn,
+        &support::request(
+            2,
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}}),
+        ),
+    )
+    .await;
+    assert_eq!(sync["result"]["content"][0]["text"], "worked 1 ms");
+}
+
+#[tokio::test]
 async fn the_extension_is_advertised_and_its_methods_and_codes_are_exact() {
     let mut conn = RawConnection::open(server()).await.unwrap();
     let discover = roundtrip(&mut conn, &modern(1, "server/discover", json!({}))).await;

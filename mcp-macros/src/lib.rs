@@ -35,8 +35,10 @@ use crate::handle::{handle_path, handle_struct};
 /// Keys of `#[tool(..)]`, all optional: `name = ".."` (default: the function's name),
 /// `title = ".."`, `description = ".."` (default: the doc comment), the hints `read_only`,
 /// `destructive`, `idempotent`, `open_world` (alone for `true`, or `= false`), `icon = "url"`
-/// (once per icon), `meta = r#"{..}"#` (the tool's `_meta`, a JSON object) and
-/// `scopes = [".."]` (what a caller's token needs behind a resource server).
+/// (once per icon), `meta = r#"{..}"#` (the tool's `_meta`, a JSON object),
+/// `scopes = [".."]` (what a caller's token needs behind a resource server) and
+/// `task = "forbidden" | "optional" | "required"` (whether a 2026 call runs as a task of the
+/// tasks extension; default `"forbidden"`; see `mcp::server::TaskSupport`).
 ///
 /// Keys of `#[arg(..)]` on a parameter: `description = ".."` (default: the parameter's doc
 /// comment), `rename = ".."` (the argument's name on the wire), `default = expr` (used when the

@@ -246,9 +246,16 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
         &self.tool
     }
 
-    /// The definition as a 2025 client sees it (non-object output schemas wrapped).
+    /// The definition as a 2025 client sees it (non-object output schemas wrapped; no
+    /// `execution.taskSupport`: 2025 sessions run every tool synchronously).
     pub(crate) fn legacy_definition(&self) -> Tool {
         let mut tool = self.tool.clone();
+        if let Some(execution) = &mut tool.execution {
+            execution.remove("taskSupport");
+            if execution.is_empty() {
+                tool.execution = None;
+            }
+        }
         if let Some(wrapped) = &self.legacy_output {
             tool.output_schema = Some(wrapped.clone());
         }

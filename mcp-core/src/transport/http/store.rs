@@ -249,14 +249,26 @@ impl SessionStore for MemorySessionStore {
 
 /// An [`EventStore`] in this process's memory, with the bounds of the endpoint's own store:
 /// per session `session_bytes` and 1,024 events, `total_bytes` across sessions, the oldest
-/// events first to go. Clones share.
+/// events first to go. A session's events are forgotten when it is deleted, or after
+/// [`ttl`](Self::ttl) (default 30 min, the default `session_idle_timeout`) without a write or
+/// a replay. Clones share.
 #[derive(Clone)]
 pub struct MemoryEventStore {
     session_bytes: usize,
     total_bytes: usize,
+    ttl: Duration,
     total: Arc<AtomicUsize>,
-    sessions: Arc<Mutex<HashMap<String, Arc<events::EventStore>>>>,
+    sessions: Arc<Mutex<Held>>,
 }
+
+/// The sessions' stores, when each was last used, and when they were last swept.
+struct Held {
+    stores: HashMap<String, (Arc<events::EventStore>, Instant)>,
+    swept: Instant,
+}
+
+/// How often a [`MemoryEventStore`] looks for sessions unused past its TTL: every 10 s.
+const SWEEP: Duration = Duration::from_secs(10);
 
 impl std::fmt::Debug for MemoryEventStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -281,28 +293,61 @@ impl MemoryEventStore {
         Self {
             session_bytes,
             total_bytes,
+            ttl: Duration::from_secs(30 * 60),
             total: Arc::new(AtomicUsize::new(0)),
-            sessions: Arc::default(),
+            sessions: Arc::new(Mutex::new(Held {
+                stores: HashMap::new(),
+                swept: Instant::now(),
+            })),
         }
     }
 
-    fn session(&self, id: &str) -> Arc<events::EventStore> {
-        lock(&self.sessions)
+    /// How long a session's events are kept without a write or a replay. Default 30 min.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    fn fresh(&self) -> Arc<events::EventStore> {
+        Arc::new(events::EventStore::named(
+            self.session_bytes,
+            self.total_bytes,
+            self.total.clone(),
+        ))
+    }
+
+    /// The store of session `id` (`create`: made when missing), marked as used.
+    fn session(&self, id: &str, create: bool) -> Option<Arc<events::EventStore>> {
+        let mut held = lock(&self.sessions);
+        if held.swept.elapsed() >= SWEEP {
+            let ttl = self.ttl;
+            held.stores.retain(|_, (_, used)| used.elapsed() <= ttl);
+            held.swept = Instant::now();
+        }
+        if !create && !held.stores.contains_key(id) {
+            return None;
+        }
+        let (store, used) = held
+            .stores
             .entry(id.to_owned())
-            .or_insert_with(|| {
-                Arc::new(events::EventStore::named(
-                    self.session_bytes,
-                    self.total_bytes,
-                    self.total.clone(),
-                ))
-            })
-            .clone()
+            .or_insert_with(|| (self.fresh(), Instant::now()));
+        if used.elapsed() > self.ttl {
+            // Expired, not yet swept: its events are gone.
+            *store = self.fresh();
+        }
+        *used = Instant::now();
+        Some(store.clone())
+    }
+
+    fn writing(&self, id: &str) -> Arc<events::EventStore> {
+        // Always `Some` when creating; a detached store otherwise keeps this total.
+        self.session(id, true).unwrap_or_else(|| self.fresh())
     }
 }
 
 impl EventStore for MemoryEventStore {
     fn open_stream<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
-        self.session(session).open_named(stream);
+        self.writing(session).open_named(stream);
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -313,18 +358,17 @@ impl EventStore for MemoryEventStore {
         seq: u64,
         frame: &'a str,
     ) -> StoreFuture<'a, ()> {
-        self.session(session).push_frame(stream, seq, frame);
+        self.writing(session).push_frame(stream, seq, frame);
         Box::pin(std::future::ready(Ok(())))
     }
 
     fn finish<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
-        self.session(session).finish(stream);
+        self.writing(session).finish(stream);
         Box::pin(std::future::ready(Ok(())))
     }
 
     fn read<'a>(&'a self, session: &'a str, stream: u64, seq: u64) -> StoreFuture<'a, Replay> {
-        let store = lock(&self.sessions).get(session).cloned();
-        let replay = match store {
+        let replay = match self.session(session, false) {
             None => Replay::Unknown,
             Some(store) => match store.resume(stream, seq) {
                 Resume::Unknown => Replay::Unknown,
@@ -339,7 +383,7 @@ impl EventStore for MemoryEventStore {
     }
 
     fn remove<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
-        lock(&self.sessions).remove(session);
+        lock(&self.sessions).stores.remove(session);
         Box::pin(std::future::ready(Ok(())))
     }
 }
@@ -467,6 +511,19 @@ mod tests {
         assert_eq!(store.read("s", 77, 1).await.unwrap(), Replay::Gone);
         store.remove("s").await.unwrap();
         assert_eq!(store.read("s", 77, 39).await.unwrap(), Replay::Unknown);
+        // Unused past its TTL, a session's events are gone.
+        let store = MemoryEventStore::default().ttl(Duration::from_millis(50));
+        store.open_stream("s", 5).await.unwrap();
+        store
+            .append("s", 5, 1, "id: 5-1\ndata: {}\n\n")
+            .await
+            .unwrap();
+        assert!(matches!(
+            store.read("s", 5, 0).await.unwrap(),
+            Replay::Events { .. }
+        ));
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert_eq!(store.read("s", 5, 0).await.unwrap(), Replay::Unknown);
     }
 
     #[tokio::test]
