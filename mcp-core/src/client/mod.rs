@@ -28,6 +28,7 @@ mod reader;
 mod request;
 mod shared;
 mod skills;
+mod tasks;
 mod transport;
 mod verbs;
 
@@ -38,4 +39,5 @@ pub use notify::ServerNotification;
 pub use options::RequestOptions;
 pub use request::PendingRequest;
 pub use skills::{LoadedSkill, SkillError};
+pub use tasks::{TaskState, ToolCallOutcome, DEFAULT_TASK_POLL_INTERVAL};
 pub use transport::IntoTransport;

@@ -47,7 +47,7 @@ pub(crate) fn derive(
         // The 2026 tasks extension is declared under `extensions`, never as core `tasks`.
         caps.extensions
             .get_or_insert_with(Map::new)
-            .entry(crate::server::TASKS_EXTENSION)
+            .entry(crate::types::TASKS_EXTENSION)
             .or_insert_with(|| serde_json::Value::Object(Map::new()));
     }
     caps

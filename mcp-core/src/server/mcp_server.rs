@@ -3,15 +3,14 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::output::ErrorRoute;
+use super::execute::{execute, Ran};
 use super::prompts::IntoPrompt;
 use super::registration::RegistrationError;
 use super::registry::{remove_where, Registry};
 use super::resources::IntoResource;
-use super::tool::{Features, IntoTool, IntoTools, ToolDef, ToolSet};
-use crate::engine::unwind::CatchUnwind;
+use super::tool::{Features, IntoTool, IntoTools, ToolSet};
 use crate::era::Era;
 use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::events::{Event, EventBus};
@@ -621,59 +620,4 @@ async fn call_tool<S: Send + Sync + 'static>(
         Ran::Crashed => CallToolResult::error(format!("Error executing tool {name}")),
     };
     Ok(serde_json::to_value(result)?)
-}
-
-/// How one run of a tool ended.
-pub(super) enum Ran {
-    /// A result (a tool error included: `isError`).
-    Done(CallToolResult),
-    /// A protocol error (or a request for input, 2026).
-    Protocol(McpError),
-    /// The tool failed internally, panicked, or broke its output schema (logged).
-    Crashed,
-}
-
-/// Runs `def` on validated `args` (`source`: the arguments as the client wrote them).
-pub(super) async fn execute<S: Send + Sync + 'static>(
-    def: &ToolDef<S>,
-    ctx: RequestContext<S>,
-    args: JsonObject,
-    source: &str,
-) -> Ran {
-    let name = &def.tool.name;
-    let era = ctx.era();
-    let mut result = match CatchUnwind::new((def.handler)(ctx, args)).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(ErrorRoute::Tool(message))) => return Ran::Done(CallToolResult::error(message)),
-        Ok(Err(ErrorRoute::Argument(message))) => {
-            return Ran::Done(CallToolResult::error(restore_written_integers(
-                &message, source,
-            )))
-        }
-        Ok(Err(ErrorRoute::Protocol(e))) => return Ran::Protocol(e),
-        Ok(Err(ErrorRoute::Internal(detail))) => {
-            tracing::error!(tool = %name, error = %detail, "tool failed");
-            return Ran::Crashed;
-        }
-        Err(panic) => {
-            tracing::error!(tool = %name, panic, "tool panicked");
-            return Ran::Crashed;
-        }
-    };
-    if let (Some(validator), false) = (&def.output, result.is_error) {
-        let checked = match &result.structured_content {
-            Some(value) => validator.validate(value),
-            None => Err("no structuredContent was returned".to_owned()),
-        };
-        if let Err(reason) = checked {
-            tracing::error!(tool = %name, reason, "tool output does not match its outputSchema");
-            return Ran::Crashed;
-        }
-    }
-    if era == Era::Legacy && def.legacy_output.is_some() {
-        if let Some(value) = result.structured_content.take() {
-            result.structured_content = Some(json!({ "result": value }));
-        }
-    }
-    Ran::Done(result)
 }

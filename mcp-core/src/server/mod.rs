@@ -5,6 +5,7 @@
 pub(crate) mod arg_decoder;
 pub mod checks;
 mod completion;
+mod execute;
 mod features;
 mod listed_schema;
 mod mcp_server;

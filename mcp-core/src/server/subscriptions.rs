@@ -205,7 +205,7 @@ pub(crate) async fn listen<S: Send + Sync + 'static>(
         task_ids: filter.task_ids.filter(|ids| !ids.is_empty()),
     };
     if honoured.task_ids.is_some() {
-        super::tasks::require_extension(&ctx)?;
+        super::tasks::support::require_extension(&ctx)?;
     }
     let mut events = subscribers.bus.get().subscribe();
     let mut closing = subscribers.closing.subscribe();

@@ -33,7 +33,7 @@ pub struct ToolDef<S> {
     /// Scopes a caller's token must carry.
     pub(crate) scopes: Vec<String>,
     /// Whether a 2026 call runs as a task (tasks extension).
-    pub(crate) task_support: super::tasks::TaskSupport,
+    pub(crate) task_support: super::tasks::support::TaskSupport,
     /// The task starts at the handler's first wait, after its questions (see
     /// [`ToolDef::input_before_task`]).
     pub(crate) input_first: bool,

@@ -277,7 +277,7 @@ impl EventStore {
         Some((frames, done))
     }
 
-    /// [`after`](Self::after) as text (for [`MemoryEventStore`](super::store::MemoryEventStore)).
+    /// [`after`](Self::after) as text (for [`MemoryEventStore`](super::memory_store::MemoryEventStore)).
     pub(crate) fn after_text(&self, stream: u64, seq: u64) -> Option<(Vec<(u64, String)>, bool)> {
         let (frames, done) = self.after(stream, seq)?;
         let frames = frames

@@ -21,6 +21,7 @@ pub(crate) mod headers;
 mod keep_alive;
 mod legacy;
 mod listen;
+mod memory_store;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod response;
@@ -40,12 +41,10 @@ use axum::routing::any;
 use axum::Router;
 
 pub use config::HttpConfig;
+pub use memory_store::{MemoryEventStore, MemorySessionStore};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
-pub use store::{
-    EventStore, MemoryEventStore, MemorySessionStore, Replay, SessionRecord, SessionStore,
-    StoreFuture,
-};
+pub use store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture};
 
 use crate::auth::{Principal, Protection, PROTECTED_RESOURCE_PATH};
 use crate::engine::RunningServer;

@@ -1,0 +1,275 @@
+//! The client side of the 2026 tasks extension (SEP-2663) against an in-process server:
+//! task-augmented calls, `await_task` to a result, an error or a cancellation, input a parked
+//! task needs answered by the builder's `on_elicit`, tools that never run as tasks, and a 2025
+//! connection that gets plain results.
+
+use std::time::Duration;
+
+use mcp::client::{Client, ToolCallOutcome};
+use mcp::input::Elicited;
+use mcp::prelude::*;
+use mcp::server::{IntoTool, ToolError};
+use serde_json::json;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// Works for `ms` milliseconds.
+#[tool(task = "optional")]
+async fn work(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("worked {ms} ms")
+}
+
+/// Fails as a tool; only as a task.
+#[tool(task = "required")]
+async fn broken() -> Result<String, ToolError> {
+    Err(ToolError::new("disk full"))
+}
+
+/// Fails at the protocol level.
+#[tool(task = "optional")]
+async fn crashing() -> mcp::Result<String> {
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    Err(McpError::invalid_params("bad job"))
+}
+
+/// Never a task.
+#[tool(task = "forbidden")]
+async fn quick() -> String {
+    "quick".into()
+}
+
+/// Parks for a name, then greets.
+#[tool(task = "optional")]
+async fn greet_asked(ctx: RequestContext) -> mcp::Result<String> {
+    let name = match ctx.elicit::<Name>("who", "Your name?").await? {
+        Elicited::Accepted(form) => form.name,
+        _ => "nobody".into(),
+    };
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Asks a name in the request, then works in a task.
+#[tool(task = "optional")]
+async fn ask_then_work(ctx: RequestContext) -> mcp::Result<String> {
+    let name = match ctx.elicit::<Name>("who", "Who?").await? {
+        Elicited::Accepted(form) => form.name,
+        _ => "nobody".into(),
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(format!("done for {name}"))
+}
+
+fn server() -> McpServer {
+    McpServer::new("tasks-client-test")
+        .tool(WorkTool)
+        .tool(BrokenTool)
+        .tool(CrashingTool)
+        .tool(QuickTool)
+        .tool(GreetAskedTool)
+        .tool(AskThenWorkTool.into_tool().input_before_task())
+}
+
+/// A client whose `on_elicit` answers every form with `name`.
+fn answering(name: &'static str) -> mcp::client::ClientBuilder {
+    Client::builder().on_elicit(move |_| async move {
+        Ok(ElicitResult {
+            action: "accept".into(),
+            content: json!({ "name": name }).as_object().cloned(),
+            meta: None,
+        })
+    })
+}
+
+fn task(outcome: ToolCallOutcome) -> Task {
+    match outcome {
+        ToolCallOutcome::Task(task) => task,
+        ToolCallOutcome::Done(result) => panic!("expected a task, got the result {result:?}"),
+    }
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content[0].as_text().expect("text content")
+}
+
+#[tokio::test]
+async fn a_task_is_created_polled_and_awaited_to_its_result() {
+    let client = Client::connect(server()).await.unwrap();
+    let created = task(
+        client
+            .call_tool_as_task("work", json!({"ms": 300}))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(created.status, TaskStatus::Working);
+    assert_eq!(created.task_id.len(), 32);
+    assert_eq!(created.poll_interval_ms, Some(500));
+
+    let state = client.get_task(&created.task_id).await.unwrap();
+    assert_eq!(state.status(), TaskStatus::Working);
+    assert!(state.result.is_none() && state.error.is_none());
+
+    let result = client.await_task(&created.task_id).await.unwrap();
+    assert_eq!(text(&result), "worked 300 ms");
+    let state = client.get_task(&created.task_id).await.unwrap();
+    assert_eq!(state.status(), TaskStatus::Completed);
+    assert_eq!(state.result.as_ref().map(text), Some("worked 300 ms"));
+
+    // The plain API never declares the extension: the same tool answers synchronously.
+    let plain = client.call_tool("work", json!({"ms": 1})).await.unwrap();
+    assert_eq!(text(&plain), "worked 1 ms");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_failed_task_gives_its_error_and_a_tool_error_its_result() {
+    let client = Client::connect(server()).await.unwrap();
+    let crashing = task(
+        client
+            .call_tool_as_task("crashing", json!({}))
+            .await
+            .unwrap(),
+    );
+    let err = client.await_task(&crashing.task_id).await.unwrap_err();
+    assert_eq!(err.code(), -32602);
+    assert_eq!(err.message(), "bad job");
+    let state = client.get_task(&crashing.task_id).await.unwrap();
+    assert_eq!(state.status(), TaskStatus::Failed);
+    assert_eq!(state.error().map(|e| e.code()), Some(-32602));
+
+    let broken = task(client.call_tool_as_task("broken", json!({})).await.unwrap());
+    let result = client.await_task(&broken.task_id).await.unwrap();
+    assert!(result.is_error);
+    assert_eq!(text(&result), "disk full");
+
+    // An unknown task is the server's -32602.
+    let err = client.get_task("no-such-task").await.unwrap_err();
+    assert_eq!(err.code(), -32602);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn await_task_answers_a_parked_task_with_on_elicit() {
+    let client = answering("Ada").connect(server()).await.unwrap();
+    let created = task(
+        client
+            .call_tool_as_task("greet_asked", json!({}))
+            .await
+            .unwrap(),
+    );
+    let result = client.await_task(&created.task_id).await.unwrap();
+    assert_eq!(text(&result), "Hello, Ada!");
+
+    // Input asked before the task starts is answered in the call itself.
+    let created = task(
+        client
+            .call_tool_as_task("ask_then_work", json!({}))
+            .await
+            .unwrap(),
+    );
+    let result = client.await_task(&created.task_id).await.unwrap();
+    assert_eq!(text(&result), "done for Ada");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn update_task_answers_by_hand() {
+    // Elicitation declared, no handler: the questions are answered by hand.
+    let capabilities = ClientCapabilities {
+        elicitation: json!({"form": {}}).as_object().cloned(),
+        ..Default::default()
+    };
+    let client = Client::builder()
+        .capabilities(capabilities)
+        .connect(server())
+        .await
+        .unwrap();
+    let id = task(
+        client
+            .call_tool_as_task("greet_asked", json!({}))
+            .await
+            .unwrap(),
+    )
+    .task_id;
+    let mut state = client.get_task(&id).await.unwrap();
+    for _ in 0..250 {
+        if state.status() == TaskStatus::InputRequired {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        state = client.get_task(&id).await.unwrap();
+    }
+    let asked = state.input_requests.expect("input requests");
+    assert_eq!(asked["who"]["method"], "elicitation/create");
+    let answer = json!({"who": {"action": "accept", "content": {"name": "Grace"}}});
+    client
+        .update_task(&id, answer.as_object().unwrap().clone())
+        .await
+        .unwrap();
+    let result = client.await_task(&id).await.unwrap();
+    assert_eq!(text(&result), "Hello, Grace!");
+
+    // Without an on_elicit handler, await_task says what it cannot answer.
+    let id = task(
+        client
+            .call_tool_as_task("greet_asked", json!({}))
+            .await
+            .unwrap(),
+    )
+    .task_id;
+    let err = client.await_task(&id).await.unwrap_err();
+    assert!(err.message().contains("no handler"), "{err}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_task_ends_cancelled() {
+    let client = Client::connect(server()).await.unwrap();
+    let id = task(
+        client
+            .call_tool_as_task("work", json!({"ms": 60_000}))
+            .await
+            .unwrap(),
+    )
+    .task_id;
+    client.cancel_task(&id).await.unwrap();
+    let state = client.get_task(&id).await.unwrap();
+    assert_eq!(state.status(), TaskStatus::Cancelled);
+    assert!(state.result.is_none());
+    let err = client.await_task(&id).await.unwrap_err();
+    assert_eq!(err.code(), -32800);
+    // Cancelling an ended task is acknowledged and changes nothing.
+    client.cancel_task(&id).await.unwrap();
+    assert_eq!(
+        client.get_task(&id).await.unwrap().status(),
+        TaskStatus::Cancelled
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_tool_that_is_never_a_task_is_done_at_once() {
+    let client = Client::connect(server()).await.unwrap();
+    match client.call_tool_as_task("quick", json!({})).await.unwrap() {
+        ToolCallOutcome::Done(result) => assert_eq!(text(&result), "quick"),
+        ToolCallOutcome::Task(task) => panic!("a forbidden tool became task {task:?}"),
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_2025_client_gets_plain_results() {
+    let client = Client::builder().legacy().connect(server()).await.unwrap();
+    match client
+        .call_tool_as_task("work", json!({"ms": 20}))
+        .await
+        .unwrap()
+    {
+        ToolCallOutcome::Done(result) => assert_eq!(text(&result), "worked 20 ms"),
+        ToolCallOutcome::Task(task) => panic!("a 2025 call became task {task:?}"),
+    }
+    client.close().await;
+}
