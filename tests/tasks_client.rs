@@ -273,3 +273,45 @@ async fn a_2025_client_gets_plain_results() {
     }
     client.close().await;
 }
+
+/// Over 2026 HTTP, whose server checks `Mcp-Name` against the body's `taskId` on tasks
+/// methods: a task is created, answered, awaited and cancelled.
+#[tokio::test]
+async fn tasks_work_over_http() {
+    use mcp::transport::{HttpClientTransport, HttpConfig};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(
+        server().serve_http_on(listener, HttpConfig::default(), async {
+            let _ = stopped.await;
+        }),
+    );
+    let client = answering("Ada")
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let id = task(
+        client
+            .call_tool_as_task("greet_asked", json!({}))
+            .await
+            .unwrap(),
+    )
+    .task_id;
+    assert_eq!(text(&client.await_task(&id).await.unwrap()), "Hello, Ada!");
+    let id = task(
+        client
+            .call_tool_as_task("work", json!({"ms": 60_000}))
+            .await
+            .unwrap(),
+    )
+    .task_id;
+    client.cancel_task(&id).await.unwrap();
+    assert_eq!(
+        client.get_task(&id).await.unwrap().status(),
+        TaskStatus::Cancelled
+    );
+    client.close().await;
+    let _ = stop.send(());
+    let _ = served.await;
+}

@@ -54,7 +54,6 @@ const MIN_POLL_INTERVAL: Duration = Duration::from_millis(10);
 /// # });
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-#[allow(clippy::large_enum_variant)]
 pub enum ToolCallOutcome {
     /// The server answered with the result: the tool does not run as a task.
     Done(CallToolResult),

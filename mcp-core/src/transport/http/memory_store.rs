@@ -226,12 +226,11 @@ impl EventStore for MemoryEventStore {
     }
 }
 
-/// How long a `Last-Event-ID` naming a stream the shared store does not know yet waits for
-/// it: the replica writing it forwards its events asynchronously (1 s, in 50 ms steps).
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::store::now_ms;
+    use crate::types::{ClientCapabilities, LoggingLevel};
 
     #[tokio::test]
     async fn the_memory_event_store_replays_bounds_and_says_gone() {

@@ -168,6 +168,8 @@ pub trait EventStore: std::fmt::Debug + Send + Sync + 'static {
     fn remove<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()>;
 }
 
+/// How long a `Last-Event-ID` naming a stream the shared store does not know yet waits for
+/// it: the replica writing it forwards its events asynchronously (1 s, in 50 ms steps).
 const UNKNOWN_GRACE: Duration = Duration::from_secs(1);
 /// How often a replay from a shared store looks for more events of a stream not yet finished
 /// (a store has no change notification): 100 ms.
