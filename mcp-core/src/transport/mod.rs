@@ -21,7 +21,10 @@ pub use http::{
     SessionStore, StoreFuture,
 };
 #[cfg(feature = "http")]
-pub use http_client::{HttpClientTransport, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RESUMPTIONS};
+pub use http_client::{
+    HttpClientTransport, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CONCURRENT_REQUESTS,
+    DEFAULT_MAX_RESUMPTIONS,
+};
 pub use memory::{InMemory, RawConnection};
 /// The rustls version [`HttpClientTransport::tls_config`] takes.
 #[cfg(feature = "https")]
