@@ -17,10 +17,7 @@ use super::{Client, RequestOptions};
 use crate::era::{Era, META_CLIENT_CAPABILITIES};
 use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
-use crate::types::{CallToolResult, Task, TaskStatus};
-
-/// The extension's id, as declared in the client's capabilities.
-const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+use crate::types::{CallToolResult, Task, TaskStatus, TASKS_EXTENSION};
 
 /// How often [`Client::await_task`] polls when the server suggests no `pollIntervalMs`:
 /// 500 ms.
