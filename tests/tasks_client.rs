@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+mod support;
+
 use mcp::client::{Client, ToolCallOutcome};
 use mcp::input::Elicited;
 use mcp::prelude::*;
@@ -314,4 +316,27 @@ async fn tasks_work_over_http() {
     client.close().await;
     let _ = stop.send(());
     let _ = served.await;
+}
+
+/// A server served over stdio installs the tasks extension exactly as one served over HTTP:
+/// the conformance server as a child process, its `slow_compute` tool run as a task.
+#[tokio::test]
+async fn tasks_work_over_stdio() {
+    let child = mcp::transport::ChildProcess::new(support::example("conformance_server"))
+        .arg("--stdio")
+        .stderr(mcp::transport::Stderr::Discard);
+    let client = Client::connect(child).await.unwrap();
+    let outcome = client
+        .call_tool_as_task("slow_compute", json!({"seconds": 0.05, "label": "stdio"}))
+        .await
+        .unwrap();
+    let ToolCallOutcome::Task(task) = outcome else {
+        panic!("slow_compute runs as a task: {outcome:?}");
+    };
+    let done = client.await_task(&task.task_id).await.unwrap();
+    assert_eq!(
+        done.content[0].as_text(),
+        Some("Computed stdio after 0.05s")
+    );
+    client.close().await;
 }

@@ -368,7 +368,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// Serves on this process's stdin and stdout until stdin closes (see
     /// [`Server::serve_stdio`]); `serve_http` and `serve_http_on` serve Streamable HTTP.
     pub async fn serve_stdio(self) -> crate::Result<()> {
-        self.lowlevel.serve_stdio().await
+        self.into_server().serve_stdio().await
     }
 }
 

@@ -267,7 +267,47 @@ impl EventBus for RedisBus {
 }
 
 /// Forwards the channel's messages to local subscribers, reconnecting when Redis goes away.
-async fn receive(mut conn: Conn, target: Target, channel: String, local: broadcast::Sender<Event>) {
+async fn receive(conn: Conn, target: Target, channel: String, local: broadcast::Sender<Event>) {
+    let reconnected = local.clone();
+    listen(
+        conn,
+        target,
+        channel,
+        "subscriber",
+        move |payload| match serde_json::from_slice::<Event>(payload) {
+            Ok(event) => {
+                let _ = local.send(event);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "ignored a message on the Redis event channel that is not an event")
+            }
+        },
+        move || {
+            // Other processes' events may have been missed meanwhile.
+            for event in [
+                Event::ToolsChanged,
+                Event::PromptsChanged,
+                Event::ResourcesChanged,
+            ] {
+                let _ = reconnected.send(event);
+            }
+        },
+    )
+    .await
+}
+
+/// Reads a subscribed connection for ever: each `message` payload goes to `on_message`; a
+/// quiet connection is probed with a PING (a half-open one is noticed); a lost one is
+/// reconnected (and subscribed again) with backoff, then `on_reconnect` runs (messages may have
+/// been missed meanwhile). `name` says which subscription in the log.
+pub(crate) async fn listen(
+    mut conn: Conn,
+    target: Target,
+    channel: String,
+    name: &'static str,
+    mut on_message: impl FnMut(&[u8]) + Send,
+    mut on_reconnect: impl FnMut() + Send,
+) {
     let mut probed = false;
     loop {
         let read = match tokio::time::timeout(IDLE_PROBE, resp::read(&mut conn)).await {
@@ -292,29 +332,14 @@ async fn receive(mut conn: Conn, target: Target, channel: String, local: broadca
             Ok(Frame::Array(Some(items)))
                 if items.len() == 3 && items[0].bytes() == Some(b"message") =>
             {
-                let payload = items[2].bytes().unwrap_or_default();
-                match serde_json::from_slice::<Event>(payload) {
-                    Ok(event) => {
-                        let _ = local.send(event);
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "ignored a message on the Redis event channel that is not an event")
-                    }
-                }
+                on_message(items[2].bytes().unwrap_or_default());
             }
             Ok(_) => {}
             Err(e) => {
-                tracing::warn!(error = %e, "Redis subscriber connection lost; reconnecting");
-                conn = reconnect("subscriber", || open_subscribed(&target, &channel)).await;
+                tracing::warn!(error = %e, subscription = name, "Redis subscription lost; reconnecting");
+                conn = reconnect(name, || open_subscribed(&target, &channel)).await;
                 probed = false;
-                // Other processes' events may have been missed meanwhile.
-                for event in [
-                    Event::ToolsChanged,
-                    Event::PromptsChanged,
-                    Event::ResourcesChanged,
-                ] {
-                    let _ = local.send(event);
-                }
+                on_reconnect();
             }
         }
     }

@@ -9,7 +9,7 @@ use super::store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture}
 use crate::error::McpError;
 use crate::events::redis::resp::Frame;
 use crate::events::redis::{
-    call, open, open_subscribed, reconnect, resp, Conn, Target, REPLY_TIMEOUT,
+    call, listen, open, open_subscribed, reconnect, Conn, Target, REPLY_TIMEOUT,
 };
 
 /// The prefix of every key unless another is chosen: `mcp`.
@@ -147,54 +147,19 @@ struct Forwarded {
     answer: String,
 }
 
-/// A quiet answers subscription is probed with `PING` after this long, and reopened after
-/// twice this long without a byte: 30 s (as the event bus).
-const IDLE_PROBE: Duration = Duration::from_secs(30);
-
-/// Hands the answers heard on `channel` to `out`, reconnecting when Redis goes away.
+/// Hands every answer forwarded on the answers channel to the replica's waiting requests.
 async fn hear_answers(
-    mut conn: Conn,
+    conn: Conn,
     target: Target,
     channel: String,
     out: tokio::sync::broadcast::Sender<(String, String)>,
 ) {
-    use tokio::io::AsyncWriteExt;
-    let mut probed = false;
-    loop {
-        let read = match tokio::time::timeout(IDLE_PROBE, resp::read(&mut conn)).await {
-            Ok(read) => {
-                probed = false;
-                read
-            }
-            Err(_) if !probed => {
-                probed = true;
-                match conn.get_mut().write_all(&resp::command(&[b"PING"])).await {
-                    Ok(()) => continue,
-                    Err(e) => Err(e),
-                }
-            }
-            Err(_) => Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "no answer to PING: the connection is half-open",
-            )),
-        };
-        match read {
-            Ok(Frame::Array(Some(items)))
-                if items.len() == 3 && items[0].bytes() == Some(b"message") =>
-            {
-                let payload = items[2].bytes().unwrap_or_default();
-                if let Ok(f) = serde_json::from_slice::<Forwarded>(payload) {
-                    let _ = out.send((f.session, f.answer));
-                }
-            }
-            Ok(_) => {}
-            Err(e) => {
-                tracing::warn!(error = %e, "Redis answers subscription lost; reconnecting");
-                conn = reconnect("answers", || open_subscribed(&target, &channel)).await;
-                probed = false;
-            }
+    let on_message = move |payload: &[u8]| {
+        if let Ok(f) = serde_json::from_slice::<Forwarded>(payload) {
+            let _ = out.send((f.session, f.answer));
         }
-    }
+    };
+    listen(conn, target, channel, "answers", on_message, || {}).await
 }
 
 impl std::fmt::Debug for RedisStore {
