@@ -14,7 +14,8 @@
 //! `subscriptions/listen` stream the bridge keeps open, become the bridge's, in both eras); the
 //! frontend's client capabilities, so the backend asks only for what the frontend can answer.
 //! Log messages are relayed to the requests in flight that asked for them (a 2026 backend's
-//! messages on stdio name no request). Not forwarded: resource-updated notifications.
+//! messages on stdio name no request). Not forwarded: resource-updated notifications, and the
+//! extensions' methods (tasks, skills): a task-supporting backend's tools run as plain calls.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
