@@ -14,8 +14,9 @@
 //! `subscriptions/listen` stream the bridge keeps open, become the bridge's, in both eras); the
 //! frontend's client capabilities, so the backend asks only for what the frontend can answer.
 //! Log messages are relayed to the requests in flight that asked for them (a 2026 backend's
-//! messages on stdio name no request). Not forwarded: resource-updated notifications, and the
-//! extensions' methods (tasks, skills): a task-supporting backend's tools run as plain calls.
+//! messages on stdio name no request); the extensions the backend declares (tasks, skills), with
+//! their methods. Not forwarded: resource-updated notifications, and task status notifications
+//! (`subscriptions/listen {taskIds}`): a client of the bridge polls `tasks/get`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -42,6 +43,17 @@ const FORWARDED: &[&str] = &[
     "prompts/list",
     "prompts/get",
     "completion/complete",
+];
+
+/// The methods of the extensions (SEP-2663 tasks, SEP-2640 skills), forwarded when the backend
+/// declares the extension (which the bridge then declares too).
+const EXTENSION_METHODS: &[(&str, &str)] = &[
+    ("tasks/get", mcp::types::TASKS_EXTENSION),
+    ("tasks/update", mcp::types::TASKS_EXTENSION),
+    ("tasks/cancel", mcp::types::TASKS_EXTENSION),
+    ("skills/list", mcp::types::SKILLS_EXTENSION),
+    ("skills/get", mcp::types::SKILLS_EXTENSION),
+    ("resources/directory/read", mcp::types::SKILLS_EXTENSION),
 ];
 
 /// The frontend's request params as the backend should see them: its `_meta` replaced by the
@@ -241,8 +253,18 @@ fn bridge(backend: Arc<Client>, bus: MemoryBus, logs: LogRelay) -> Result<McpSer
         server.remove_request_handler("tools/list");
         server.remove_request_handler("tools/call");
     }
+    let extensions = capabilities.extensions.clone().unwrap_or_default();
+    let extended = EXTENSION_METHODS
+        .iter()
+        .filter(|(_, extension)| extensions.contains_key(*extension))
+        .map(|(method, _)| method);
+    if !extensions.is_empty() {
+        let mut extra = mcp::types::ServerCapabilities::default();
+        extra.extensions = Some(extensions.clone());
+        server.extra_capabilities(extra);
+    }
     let mirrored = Mirrored::default();
-    for &method in FORWARDED.iter().filter(|m| serves(m)) {
+    for &method in FORWARDED.iter().filter(|m| serves(m)).chain(extended) {
         let (backend, mirrored, logs) = (backend.clone(), mirrored.clone(), logs.clone());
         server.add_request_handler(method, move |ctx, params: Map<String, Value>| {
             forward(
