@@ -259,9 +259,10 @@ fn bridge(backend: Arc<Client>, bus: MemoryBus, logs: LogRelay) -> Result<McpSer
         .filter(|(_, extension)| extensions.contains_key(*extension))
         .map(|(method, _)| method);
     if !extensions.is_empty() {
-        let mut extra = mcp::types::ServerCapabilities::default();
-        extra.extensions = Some(extensions.clone());
-        server.extra_capabilities(extra);
+        server.extra_capabilities(mcp::types::ServerCapabilities {
+            extensions: Some(extensions.clone()),
+            ..Default::default()
+        });
     }
     let mirrored = Mirrored::default();
     for &method in FORWARDED.iter().filter(|m| serves(m)).chain(extended) {
