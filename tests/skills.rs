@@ -178,6 +178,13 @@ async fn reads_never_leave_the_skills_directory() {
         root.join("pdf-processing/secret.txt"),
     )
     .unwrap();
+    // A whole skill outside the root, reached through a symlinked directory.
+    write(
+        &fixture.base.join("outside/SKILL.md"),
+        "---\nname: outside\ndescription: Not ours\n---\nSecret skill.\n",
+    );
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(fixture.base.join("outside"), root.join("outside")).unwrap();
     for era in [Era::Modern, Era::Legacy] {
         let client = connect(&root, era).await;
         for uri in [
@@ -189,6 +196,7 @@ async fn reads_never_leave_the_skills_directory() {
             "skill://pdf-processing/.hidden",
             "skill://misnamed/SKILL.md",
             "skill://../secret.txt",
+            "skill://outside/SKILL.md",
         ] {
             let err = client.read_resource(uri).await.unwrap_err();
             let expected = if era == Era::Modern { -32602 } else { -32002 };

@@ -39,7 +39,6 @@ impl TraceContext {
     /// A trace context from a `traceparent` header value; `None` when it is not a valid W3C
     /// `traceparent` (such a value is ignored, as the W3C spec asks).
     pub fn parse(traceparent: &str) -> Option<Self> {
-        let traceparent = traceparent.trim();
         let mut parts = traceparent.split('-');
         let version = parts.next()?;
         let trace_id = parts.next()?;
@@ -103,9 +102,13 @@ impl TraceContext {
     /// The context in a `_meta` object, if its `traceparent` is valid.
     pub(crate) fn from_meta(meta: &Map<String, Value>) -> Option<Self> {
         let parsed = Self::parse(meta.get(META_TRACEPARENT)?.as_str()?)?;
+        // W3C bounds `tracestate` (32 members, 512 characters are what a receiver must keep);
+        // a longer one is dropped rather than copied into every span.
         Some(match meta.get(META_TRACESTATE).and_then(Value::as_str) {
-            Some(state) => parsed.with_tracestate(state),
-            None => parsed,
+            Some(state) if state.len() <= 512 && state.split(',').count() <= 32 => {
+                parsed.with_tracestate(state)
+            }
+            _ => parsed,
         })
     }
 

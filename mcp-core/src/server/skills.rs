@@ -362,6 +362,9 @@ impl SkillsDir {
         let skill_path = segments.join("/");
         let uri = format!("skill://{skill_path}/SKILL.md");
         let dir = self.root.join(segments.iter().collect::<PathBuf>());
+        if !self.contains(&dir) {
+            return None;
+        }
         let name = segments.last()?;
         let warn = |why: &str| tracing::warn!(skill = %uri, "skill not served: {why}");
         if !valid_name(name) {
@@ -421,6 +424,15 @@ impl SkillsDir {
             frontmatter,
             resources: SkillResources::Files(resources),
         })
+    }
+
+    /// Whether `dir`, named by a client's URI, really lies inside the root: a symlinked
+    /// directory on the way could lead anywhere (listing never follows one; a URI could).
+    fn contains(&self, dir: &Path) -> bool {
+        match (dir.canonicalize(), self.root.canonicalize()) {
+            (Ok(dir), Ok(root)) => dir.starts_with(root),
+            _ => false,
+        }
     }
 
     /// The skill whose `SKILL.md` is at `uri`.
@@ -509,6 +521,9 @@ impl SkillsDir {
             if !dir.join("SKILL.md").is_file() {
                 continue;
             }
+            if !self.contains(&dir) {
+                return None;
+            }
             let owned: Vec<String> = segments[..cut].iter().map(|s| (*s).to_owned()).collect();
             let rel = segments[cut..].join("/");
             // The skill must be one that is served (valid frontmatter, within the limits).
@@ -537,6 +552,9 @@ impl SkillsDir {
             let dir = self.root.join(segments[..cut].iter().collect::<PathBuf>());
             if !dir.join("SKILL.md").is_file() {
                 continue;
+            }
+            if !self.contains(&dir) {
+                return None;
             }
             let owned: Vec<String> = segments[..cut].iter().map(|s| (*s).to_owned()).collect();
             if !valid_name(owned.last()?) || !self.entry_is_valid(&owned) {
