@@ -515,31 +515,30 @@ impl SkillsDir {
     fn read(&self, uri: &str) -> Option<(Vec<u8>, &'static str)> {
         let rest = uri.strip_prefix("skill://")?;
         let segments = safe_segments(rest)?;
-        // The innermost skill directory on the path owns the file.
-        for cut in (1..segments.len()).rev() {
-            let dir = self.root.join(segments[..cut].iter().collect::<PathBuf>());
-            if !dir.join("SKILL.md").is_file() {
-                continue;
-            }
-            if !self.contains(&dir) {
-                return None;
-            }
-            let owned: Vec<String> = segments[..cut].iter().map(|s| (*s).to_owned()).collect();
-            let rel = segments[cut..].join("/");
-            // The skill must be one that is served (valid frontmatter, within the limits).
-            let name = owned.last()?;
-            if !valid_name(name) {
-                return None;
-            }
-            let files = self.files(&dir).ok()?;
-            let file = files.iter().find(|f| f.rel == rel)?;
-            if self.entry_is_valid(&owned) {
-                let bytes = read_capped(&file.path)?;
-                return Some((bytes, mime_of(&rel)));
-            }
-            return None;
-        }
-        None
+        // A file, so the skill directory is above it.
+        let (dir, cut) = self.owning_skill(&segments, segments.len() - 1)?;
+        let rel = segments[cut..].join("/");
+        let files = self.files(&dir).ok()?;
+        let file = files.iter().find(|f| f.rel == rel)?;
+        let bytes = read_capped(&file.path)?;
+        Some((bytes, mime_of(&rel)))
+    }
+
+    /// The innermost skill directory on `segments` (at most `max_cut` of them deep) and how
+    /// many segments name it, if it is a served skill (inside the root, a valid name and
+    /// frontmatter, within the limits); `None` otherwise, even when an outer one would be.
+    fn owning_skill(&self, segments: &[&str], max_cut: usize) -> Option<(PathBuf, usize)> {
+        let cut = (1..=max_cut).rev().find(|&cut| {
+            self.root
+                .join(segments[..cut].iter().collect::<PathBuf>())
+                .join("SKILL.md")
+                .is_file()
+        })?;
+        let dir = self.root.join(segments[..cut].iter().collect::<PathBuf>());
+        let owned: Vec<String> = segments[..cut].iter().map(|s| (*s).to_owned()).collect();
+        let served =
+            self.contains(&dir) && valid_name(owned.last()?) && self.entry_is_valid(&owned);
+        served.then_some((dir, cut))
     }
 
     /// The direct children of the directory at `uri` (a served skill's root or one of its
@@ -548,50 +547,37 @@ impl SkillsDir {
     fn directory(&self, uri: &str) -> Option<Vec<Resource>> {
         let rest = uri.strip_prefix("skill://")?;
         let segments = safe_segments(rest)?;
-        for cut in (1..=segments.len()).rev() {
-            let dir = self.root.join(segments[..cut].iter().collect::<PathBuf>());
-            if !dir.join("SKILL.md").is_file() {
-                continue;
-            }
-            if !self.contains(&dir) {
-                return None;
-            }
-            let owned: Vec<String> = segments[..cut].iter().map(|s| (*s).to_owned()).collect();
-            if !valid_name(owned.last()?) || !self.entry_is_valid(&owned) {
-                return None;
-            }
-            let files = self.files(&dir).ok()?;
-            let prefix = match segments[cut..].join("/") {
-                p if p.is_empty() => p,
-                p => format!("{p}/"),
+        let (dir, cut) = self.owning_skill(&segments, segments.len())?;
+        let files = self.files(&dir).ok()?;
+        let prefix = match segments[cut..].join("/") {
+            p if p.is_empty() => p,
+            p => format!("{p}/"),
+        };
+        let mut children: Vec<Resource> = Vec::new();
+        let mut any = false;
+        for file in files.iter().filter(|f| f.rel.starts_with(&prefix)) {
+            any = true;
+            let tail = &file.rel[prefix.len()..];
+            let child = match tail.split_once('/') {
+                Some((sub, _)) => Resource {
+                    uri: format!("{}/{sub}", uri),
+                    name: sub.to_owned(),
+                    mime_type: Some("inode/directory".into()),
+                    ..Default::default()
+                },
+                None => Resource {
+                    uri: format!("{}/{tail}", uri),
+                    name: tail.to_owned(),
+                    mime_type: Some(mime_of(tail).into()),
+                    size: Some(file.size),
+                    ..Default::default()
+                },
             };
-            let mut children: Vec<Resource> = Vec::new();
-            let mut any = false;
-            for file in files.iter().filter(|f| f.rel.starts_with(&prefix)) {
-                any = true;
-                let tail = &file.rel[prefix.len()..];
-                let child = match tail.split_once('/') {
-                    Some((sub, _)) => Resource {
-                        uri: format!("{}/{sub}", uri),
-                        name: sub.to_owned(),
-                        mime_type: Some("inode/directory".into()),
-                        ..Default::default()
-                    },
-                    None => Resource {
-                        uri: format!("{}/{tail}", uri),
-                        name: tail.to_owned(),
-                        mime_type: Some(mime_of(tail).into()),
-                        size: Some(file.size),
-                        ..Default::default()
-                    },
-                };
-                if !children.iter().any(|c| c.uri == child.uri) {
-                    children.push(child);
-                }
+            if !children.iter().any(|c| c.uri == child.uri) {
+                children.push(child);
             }
-            return any.then_some(children);
         }
-        None
+        any.then_some(children)
     }
 
     fn entry_is_valid(&self, segments: &[String]) -> bool {

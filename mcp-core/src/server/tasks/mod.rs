@@ -359,15 +359,8 @@ async fn find<S: Send + Sync + 'static>(
 
 /// The `tasks/get` answer: the task, with what its status carries.
 fn detailed(record: &TaskRecord) -> Value {
-    let mut task = json!({
-        "resultType": "complete",
-        "taskId": record.task_id,
-        "status": record.status,
-        "createdAt": record.created_at,
-        "lastUpdatedAt": record.last_updated_at,
-        "ttlMs": record.ttl_ms,
-        "pollIntervalMs": POLL_INTERVAL_MS,
-    });
+    let mut task = created(record);
+    task["resultType"] = json!("complete");
     match record.status {
         TaskStatus::InputRequired => {
             task["inputRequests"] = Value::Object(record.input_requests.clone().unwrap_or_default())
