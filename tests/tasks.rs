@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use mcp::input::Elicited;
 use mcp::prelude::*;
-use mcp::server::{IntoTool, MemoryTaskStore, RedisTaskStore, ToolError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp::server::{IntoTool, MemoryTaskStore, RedisTaskStore, TaskRecord, TaskStore, ToolError};
 use mcp::transport::RawConnection;
+use mcp::types::TaskStatus;
 use serde_json::{json, Value};
 use support::{modern, roundtrip};
 
@@ -395,14 +398,201 @@ async fn the_memory_store_is_bounded() {
         .await
         .unwrap();
     let first = call(&mut conn, 1, "work", json!({"ms": 1})).await;
-    let second = call(&mut conn, 2, "work", json!({"ms": 1})).await;
-    until(&mut conn, second["taskId"].as_str().unwrap(), "completed").await;
+    until(&mut conn, first["taskId"].as_str().unwrap(), "completed").await;
+    // Full: the ended task makes room.
+    let second = call(&mut conn, 2, "work", json!({"ms": 60_000})).await;
     let evicted = roundtrip(
         &mut conn,
         &with_tasks(3, "tasks/get", json!({"taskId": first["taskId"]})),
     )
     .await;
     assert_eq!(evicted["error"]["code"], -32602);
+    // Full of unfinished tasks: a new one is refused, the running one is kept.
+    let refused = roundtrip(
+        &mut conn,
+        &with_tasks(
+            4,
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}}),
+        ),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Too many unfinished tasks on this server (the limit is 1)"),
+        "{refused}"
+    );
+    assert_eq!(
+        get(&mut conn, second["taskId"].as_str().unwrap()).await["status"],
+        "working"
+    );
+}
+
+/// A record as a server writes it, for the store tests.
+fn record(id: &str, ttl_ms: u64) -> TaskRecord {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    serde_json::from_value(json!({
+        "taskId": id, "status": "working", "createdAt": "2026-12-01T00:00:00.000Z",
+        "lastUpdatedAt": "2026-12-01T00:00:00.000Z", "ttlMs": ttl_ms,
+        "expiresAtMs": now + ttl_ms, "tool": "work", "arguments": {},
+    }))
+    .unwrap()
+}
+
+/// Of two writers that read the same version, the first wins and the second is told so;
+/// the winner's record carries the next version.
+async fn compare_and_set(store: &dyn TaskStore, id: &str) {
+    store.create(record(id, 60_000)).await.unwrap();
+    let read = store.get(id).await.unwrap().unwrap();
+    assert_eq!(read.version, 0);
+    let (mut cancel, mut finish) = (read.clone(), read);
+    cancel.status = TaskStatus::Cancelled;
+    finish.status = TaskStatus::Completed;
+    assert!(store.replace(cancel).await.unwrap());
+    assert!(!store.replace(finish).await.unwrap(), "a stale write lost");
+    let stored = store.get(id).await.unwrap().unwrap();
+    assert_eq!(stored.status, TaskStatus::Cancelled);
+    assert_eq!(stored.version, 1);
+    let mut again = stored;
+    again.last_updated_at = "2026-12-01T00:00:01.000Z".into();
+    assert!(store.replace(again).await.unwrap());
+    assert_eq!(store.get(id).await.unwrap().unwrap().version, 2);
+    // An unknown task is not created by a replace.
+    assert!(!store
+        .replace(record("never-created", 60_000))
+        .await
+        .unwrap());
+    assert!(store.get("never-created").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn stores_compare_versions_so_a_stale_transition_loses() {
+    compare_and_set(&MemoryTaskStore::default(), "memory-task").await;
+    let Some(redis) = redis() else { return };
+    let prefix = format!("mcp-test:cas:{}:", std::process::id());
+    let store = RedisTaskStore::connect_prefixed(&redis.url, &prefix)
+        .await
+        .unwrap();
+    compare_and_set(&store, "redis-task").await;
+}
+
+/// A task expires `ttlMs` after its creation, however often it changed: a change does not
+/// extend its life.
+async fn expires_from_creation(server: McpServer) {
+    let mut conn = RawConnection::open(server.task_ttl(Duration::from_millis(800)))
+        .await
+        .unwrap();
+    let created = call(&mut conn, 1, "two_names", json!({})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    until(&mut conn, &id, "input_required").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+    let ack = roundtrip(
+        &mut conn,
+        &with_tasks(
+            2,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"first": answer}}),
+        ),
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let gone = roundtrip(
+        &mut conn,
+        &with_tasks(3, "tasks/get", json!({"taskId": id})),
+    )
+    .await;
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+}
+
+#[tokio::test]
+async fn a_change_does_not_extend_a_tasks_life() {
+    expires_from_creation(server()).await;
+    let Some(redis) = redis() else { return };
+    let prefix = format!("mcp-test:ttl:{}:", std::process::id());
+    let store = RedisTaskStore::connect_prefixed(&redis.url, &prefix)
+        .await
+        .unwrap();
+    expires_from_creation(server().task_store(store)).await;
+}
+
+static COUNTED_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its runs; asks a name.
+#[tool(task = "optional")]
+async fn counted(ctx: RequestContext) -> mcp::Result<String> {
+    COUNTED_RUNS.fetch_add(1, Ordering::SeqCst);
+    match ctx.elicit::<Name>("who", "Who?").await? {
+        Elicited::Accepted(form) => Ok(format!("hello {}", form.name)),
+        _ => Ok("hello nobody".into()),
+    }
+}
+
+#[tokio::test]
+async fn two_updates_answering_at_once_run_the_tool_once() {
+    let Some(redis) = redis() else { return };
+    let prefix = format!("mcp-test:updates:{}:", std::process::id());
+    let store = || RedisTaskStore::connect_prefixed(&redis.url, &prefix);
+    let replica = || server().tool(CountedTool);
+    let mut a = RawConnection::open(replica().task_store(store().await.unwrap()))
+        .await
+        .unwrap();
+    let mut b = RawConnection::open(replica().task_store(store().await.unwrap()))
+        .await
+        .unwrap();
+    for round in 0..5 {
+        COUNTED_RUNS.store(0, Ordering::SeqCst);
+        let created = call(&mut a, 1, "counted", json!({})).await;
+        let id = created["taskId"].as_str().unwrap().to_owned();
+        until(&mut a, &id, "input_required").await;
+        let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+        let update = with_tasks(
+            2,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"who": answer}}),
+        );
+        a.send_json(&update).await.unwrap();
+        b.send_json(&update).await.unwrap();
+        for conn in [&mut a, &mut b] {
+            let ack = conn.recv_json().await.unwrap();
+            assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+        }
+        let done = until(&mut b, &id, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "hello Ada");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(
+            COUNTED_RUNS.load(Ordering::SeqCst),
+            2,
+            "round {round}: the first run and exactly one run after the answer"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_cancel_racing_the_tools_end_leaves_one_final_state() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    for round in 0..40u64 {
+        let created = call(&mut conn, 1, "work", json!({"ms": round % 4})).await;
+        let id = created["taskId"].as_str().unwrap().to_owned();
+        let ack = roundtrip(
+            &mut conn,
+            &with_tasks(2, "tasks/cancel", json!({"taskId": id})),
+        )
+        .await;
+        assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+        let first = get(&mut conn, &id).await["status"].clone();
+        assert!(first == "cancelled" || first == "completed", "{first}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let later = get(&mut conn, &id).await["status"].clone();
+        assert_eq!(first, later, "round {round}: an ended task changed");
+    }
 }
 
 /// Redis: `MCP_TEST_REDIS_URL`, or a `redis-server` started here (killed when dropped).

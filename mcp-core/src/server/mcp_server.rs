@@ -136,12 +136,32 @@ impl<S: Send + Sync + 'static> McpServer<S> {
 
     /// Keeps the tasks of the 2026 tasks extension in `store` instead of the default
     /// [`MemoryTaskStore`](super::MemoryTaskStore) (this process only; tasks kept one hour, at
-    /// most 10 000). Give every replica the same shared store (with the `redis` feature,
+    /// most 10,000). Give every replica the same shared store (with the `redis` feature,
     /// `RedisTaskStore`) so a task started on one is read on another.
     /// The tasks methods are served (and the extension advertised) when a tool has
     /// [`task_support`](super::ToolDef::task_support).
     pub fn task_store(self, store: impl super::TaskStore) -> Self {
         self.tasks.set_store(Arc::new(store));
+        self
+    }
+
+    /// At most `max` unfinished tasks started by this server process at once (default
+    /// 1,024): a task-augmented `tools/call` past it is refused (`-32603`, "Too many
+    /// unfinished tasks on this server") until some end. A task counts from its creation
+    /// until it completes, fails or is cancelled here, or expires; one waiting for input
+    /// counts too. With a shared store, each replica counts the tasks it started.
+    pub fn max_tasks(self, max: usize) -> Self {
+        self.tasks.set_limits(Some(max), None);
+        self
+    }
+
+    /// At most `max` unfinished tasks per client (default 64), counted like
+    /// [`max_tasks`](Self::max_tasks). A client is an authenticated principal
+    /// ([`Principal::identity`](crate::auth::Principal::identity)); without authentication
+    /// clients cannot be told apart and only `max_tasks` applies. Tasks are bound to their
+    /// principal either way: another one is told they do not exist.
+    pub fn max_tasks_per_client(self, max: usize) -> Self {
+        self.tasks.set_limits(None, Some(max));
         self
     }
 
@@ -536,18 +556,20 @@ fn install_tools<S: Send + Sync + 'static>(
             async move { page }
         }),
     );
-    let (reg, tasks) = (registry.clone(), tasks.clone());
+    let (reg, all_tasks) = (registry.clone(), tasks.clone());
     server.set_request_handler(
         "tools/call",
         erase_request(move |ctx: RequestContext<S>, p: ToolCall| {
-            let (reg, tasks) = (reg.clone(), tasks.clone());
+            let (reg, tasks) = (reg.clone(), all_tasks.clone());
             async move { call_tool(&reg, &tasks, ctx, p).await }
         }),
     );
-    let reg = registry.clone();
+    let (reg, tasks) = (registry.clone(), tasks.clone());
     server.on_subscriptions_listen(move |ctx, p| {
-        let reg = reg.clone();
-        async move { super::subscriptions::listen(&reg.subscribers, ctx, p.notifications).await }
+        let (reg, tasks) = (reg.clone(), tasks.clone());
+        async move {
+            super::subscriptions::listen(&reg.subscribers, &tasks, ctx, p.notifications).await
+        }
     });
 }
 

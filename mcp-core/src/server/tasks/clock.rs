@@ -4,10 +4,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Now, as `2026-07-28T10:30:00.000Z`.
 pub(super) fn now_iso() -> String {
+    iso(now_ms())
+}
+
+/// Now, in ms since the Unix epoch.
+pub(super) fn now_ms() -> u64 {
     let since = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    format_unix_ms(since.as_millis() as i64)
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `ms` since the Unix epoch, as `2026-07-28T10:30:00.000Z`.
+pub(super) fn iso(ms: u64) -> String {
+    format_unix_ms(i64::try_from(ms).unwrap_or(i64::MAX))
 }
 
 /// `ms` after the Unix epoch, as ISO 8601 UTC (civil-from-days, proleptic Gregorian).

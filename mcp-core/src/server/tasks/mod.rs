@@ -2,24 +2,24 @@
 //! see [`TaskSupport`] for what a client sees.
 
 mod clock;
+mod limits;
 #[cfg(feature = "redis")]
 mod redis;
+mod run;
 mod store;
 pub(crate) mod support;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use super::execute::{execute, Ran};
 use super::registry::Registry;
 use super::tool::ToolDef;
 use crate::error::McpError;
 use crate::events::{BusCell, Event};
-use crate::input::round::Round;
-use crate::lowlevel::{CallInfo, RequestContext, Server};
-use crate::request_state::Answer;
+use crate::lowlevel::{RequestContext, Server};
 use crate::types::{JsonObject, TaskRequestParams, TaskStatus};
 
 #[cfg(feature = "redis")]
@@ -34,10 +34,17 @@ const DEFAULT_TTL_MS: u64 = 3_600_000;
 /// The polling interval suggested to clients: 500 ms.
 const POLL_INTERVAL_MS: u64 = 500;
 
-/// The server's tasks: the store and the tools running here.
+/// How many task ids of one `subscriptions/listen` filter are honoured (each is looked up).
+const MAX_LISTENED_TASKS: usize = 256;
+
+/// How often a transition is tried again after losing a race to another writer.
+const MAX_RETRIES: usize = 32;
+
+/// The server's tasks: the store, the tools running here and the limits on them.
 pub(crate) struct Tasks {
     store: RwLock<Arc<dyn TaskStore>>,
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    live: Mutex<limits::Live>,
     bus: BusCell,
     ttl_ms: std::sync::atomic::AtomicU64,
 }
@@ -54,6 +61,7 @@ impl Tasks {
         Self {
             store: RwLock::new(Arc::new(MemoryTaskStore::default())),
             running: Mutex::new(HashMap::new()),
+            live: Mutex::new(limits::Live::default()),
             bus,
             ttl_ms: std::sync::atomic::AtomicU64::new(DEFAULT_TTL_MS),
         }
@@ -64,12 +72,17 @@ impl Tasks {
         self.ttl_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
+    pub(crate) fn set_limits(&self, max: Option<usize>, per_client: Option<usize>) {
+        self.live().set_limits(max, per_client);
+    }
+
     fn ttl_ms(&self) -> u64 {
         self.ttl_ms.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Writes `record` and tells listeners its status.
-    async fn save(&self, record: TaskRecord) -> Result<(), McpError> {
+    /// Writes a changed `record` if nobody changed the task since it was read, and tells
+    /// listeners its status. `Ok(false)`: the task changed meanwhile (read it again).
+    async fn replace(&self, record: TaskRecord) -> Result<bool, McpError> {
         let event = Event::TaskStatus {
             task_id: record.task_id.clone(),
             status: serde_json::to_value(record.status)?
@@ -77,10 +90,28 @@ impl Tasks {
                 .unwrap_or_default()
                 .to_owned(),
         };
-        self.store().put(record).await?;
+        let ended = record.is_terminal().then(|| record.task_id.clone());
+        if !self.store().replace(record).await? {
+            return Ok(false);
+        }
+        if let Some(id) = ended {
+            self.live().release(&id);
+        }
         // A refused publish is logged by the bus; the task itself is saved.
         let _ = self.bus.publish(event);
-        Ok(())
+        Ok(true)
+    }
+
+    /// Stores a new task, counted against the limits until it ends.
+    async fn create(&self, record: &TaskRecord) -> Result<(), McpError> {
+        let expires = Instant::now() + record.remaining();
+        self.live()
+            .admit(&record.task_id, record.owner.as_deref(), expires)?;
+        let created = self.store().create(record.clone()).await;
+        if created.is_err() {
+            self.live().release(&record.task_id);
+        }
+        created
     }
 
     pub(crate) fn set_store(&self, store: Arc<dyn TaskStore>) {
@@ -93,6 +124,42 @@ impl Tasks {
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::AbortHandle>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, limits::Live> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Of `ids`, the tasks the caller of `ctx` may hear of (known, not expired, its own), at
+    /// most [`MAX_LISTENED_TASKS`].
+    pub(crate) async fn visible<S: Send + Sync + 'static>(
+        &self,
+        ctx: &RequestContext<S>,
+        ids: Vec<String>,
+    ) -> Result<Vec<String>, McpError> {
+        let owner = owner_of(ctx);
+        let mut visible = Vec::new();
+        for id in ids.into_iter().take(MAX_LISTENED_TASKS) {
+            if let Some(record) = self.store().get(&id).await? {
+                if record.owner == owner && !visible.contains(&id) {
+                    visible.push(id);
+                }
+            }
+        }
+        Ok(visible)
+    }
+}
+
+/// Who owns the tasks a request creates: its authenticated principal, if any.
+fn owner_of<S: Send + Sync + 'static>(ctx: &RequestContext<S>) -> Option<String> {
+    #[cfg(feature = "http")]
+    {
+        ctx.principal().map(|p| p.identity())
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = ctx;
+        None
     }
 }
 
@@ -110,25 +177,33 @@ pub(crate) async fn maybe_start<S: Send + Sync + 'static>(
             "tool {} runs only as a task",
             def.tool.name
         ))),
-        (_, true) if def.input_first => start_after_input(tasks, def, ctx, args).await,
+        (_, true) if def.input_first => run::start_after_input(tasks, def, ctx, args).await,
         (_, true) => {
-            let record = new_record(def, args, tasks.ttl_ms())?;
+            let record = new_record(def, ctx, args, tasks.ttl_ms())?;
             // Durable before the client hears of it: an immediate tasks/get finds it.
-            tasks.store().put(record.clone()).await?;
-            spawn_run(tasks, def.clone(), &ctx.info, &record);
+            tasks.create(&record).await?;
+            run::spawn(tasks, def.clone(), &ctx.info, &record);
             Ok(Some(created(&record)))
         }
     }
 }
 
-fn new_record<S>(def: &ToolDef<S>, args: &JsonObject, ttl_ms: u64) -> Result<TaskRecord, McpError> {
-    let now = clock::now_iso();
+fn new_record<S: Send + Sync + 'static>(
+    def: &ToolDef<S>,
+    ctx: &RequestContext<S>,
+    args: &JsonObject,
+    ttl_ms: u64,
+) -> Result<TaskRecord, McpError> {
+    let now = clock::now_ms();
     Ok(TaskRecord {
         task_id: new_task_id()?,
+        owner: owner_of(ctx),
+        version: 0,
         status: TaskStatus::Working,
-        created_at: now.clone(),
-        last_updated_at: now,
+        created_at: clock::iso(now),
+        last_updated_at: clock::iso(now),
         ttl_ms,
+        expires_at_ms: now.saturating_add(ttl_ms),
         tool: def.tool.name.clone(),
         arguments: args.clone(),
         input_requests: None,
@@ -136,57 +211,6 @@ fn new_record<S>(def: &ToolDef<S>, args: &JsonObject, ttl_ms: u64) -> Result<Tas
         result: None,
         error: None,
     })
-}
-
-/// [`ToolDef::input_before_task`]: runs the handler in the request up to its first wait. A
-/// question on the way is this request's `input_required` answer; past them, the task starts
-/// (already settled if the handler finished without waiting).
-async fn start_after_input<S: Send + Sync + 'static>(
-    tasks: &Arc<Tasks>,
-    def: &Arc<ToolDef<S>>,
-    ctx: &RequestContext<S>,
-    args: &JsonObject,
-) -> Result<Option<Value>, McpError> {
-    let mut record = new_record(def, args, tasks.ttl_ms())?;
-    if let Some(round) = ctx.info.round.get() {
-        // The answers gathered in the request, for a later round of the task.
-        for (key, answer) in &round.answers {
-            record.answers.insert(key.clone(), answer.value.clone());
-        }
-    }
-    let source = Value::Object(args.clone()).to_string();
-    let (def2, ctx2, args2) = (def.clone(), ctx.clone(), args.clone());
-    let mut run = Box::pin(async move { execute(&def2, ctx2, args2, &source).await });
-    let first = std::future::poll_fn(|cx| {
-        std::task::Poll::Ready(std::future::Future::poll(run.as_mut(), cx))
-    })
-    .await;
-    match first {
-        std::task::Poll::Ready(Ran::Protocol(e)) => Err(e),
-        std::task::Poll::Ready(ran) => {
-            tasks.store().put(record.clone()).await?;
-            settle(tasks, &record.task_id, ran).await?;
-            let settled = tasks.store().get(&record.task_id).await?.unwrap_or(record);
-            Ok(Some(created(&settled)))
-        }
-        std::task::Poll::Pending => {
-            tasks.store().put(record.clone()).await?;
-            let owner = tasks.clone();
-            let id = record.task_id.clone();
-            // Held while spawning, so a run that ends at once removes its entry after this.
-            let mut running = tasks.running();
-            let handle = tokio::spawn(async move {
-                let ran = run.await;
-                if let Err(e) = settle(&owner, &id, ran).await {
-                    tracing::error!(task = %id, error = %e, "could not record a task's outcome");
-                }
-                owner.running().remove(&id);
-            });
-            running.insert(record.task_id.clone(), handle.abort_handle());
-            drop(running);
-            Ok(Some(created(&record)))
-        }
-    }
 }
 
 /// The flat `CreateTaskResult`.
@@ -206,82 +230,6 @@ fn new_task_id() -> Result<String, McpError> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| McpError::internal(format!("no randomness: {e}")))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Runs the tool of `record` in the background, with the answers gathered so far, in the
-/// context of the request `template` (the `tools/call` that created it, or the `tasks/update`
-/// that answered its last question).
-fn spawn_run<S: Send + Sync + 'static>(
-    tasks: &Arc<Tasks>,
-    def: Arc<ToolDef<S>>,
-    template: &CallInfo<S>,
-    record: &TaskRecord,
-) {
-    let mut round = Round::default();
-    for (key, value) in &record.answers {
-        round.answers.insert(
-            key.clone(),
-            Answer {
-                question: None,
-                value: value.clone(),
-            },
-        );
-    }
-    let info = Arc::new(template.for_task(round));
-    let Some(ctx) = RequestContext::new(info) else {
-        return;
-    };
-    let (task_id, args) = (record.task_id.clone(), record.arguments.clone());
-    let source = Value::Object(args.clone()).to_string();
-    let owner = tasks.clone();
-    let id = task_id.clone();
-    // Held while spawning, so a run that ends at once removes its entry after this.
-    let mut running = tasks.running();
-    let handle = tokio::spawn(async move {
-        let ran = execute(&def, ctx, args, &source).await;
-        if let Err(e) = settle(&owner, &id, ran).await {
-            tracing::error!(task = %id, error = %e, "could not record a task's outcome");
-        }
-        owner.running().remove(&id);
-    });
-    running.insert(task_id, handle.abort_handle());
-}
-
-/// Records how a run ended, unless the task ended meanwhile (cancelled).
-async fn settle(tasks: &Tasks, task_id: &str, ran: Ran) -> Result<(), McpError> {
-    let store = tasks.store();
-    let Some(mut record) = store.get(task_id).await? else {
-        return Ok(());
-    };
-    if record.is_terminal() {
-        return Ok(());
-    }
-    match ran {
-        Ran::Done(result) => {
-            record.status = TaskStatus::Completed;
-            record.result = Some(serde_json::to_value(result)?);
-            record.input_requests = None;
-        }
-        Ran::Protocol(e) => match e.into_input_required() {
-            Ok(paused) => {
-                record.status = TaskStatus::InputRequired;
-                record.input_requests = Some(paused.input_requests.unwrap_or_default());
-            }
-            Err(e) => {
-                record.status = TaskStatus::Failed;
-                record.error = Some(serde_json::to_value(e.to_wire(false))?);
-                record.input_requests = None;
-            }
-        },
-        Ran::Crashed => {
-            record.status = TaskStatus::Failed;
-            let e = McpError::internal(format!("Error executing tool {}", record.tool));
-            record.error = Some(serde_json::to_value(e.to_wire(false))?);
-            record.input_requests = None;
-        }
-    }
-    record.last_updated_at = clock::now_iso();
-    tasks.save(record).await
 }
 
 /// Serves `tasks/get`, `tasks/update` and `tasks/cancel` from `tasks`, running tools from
@@ -315,19 +263,7 @@ pub(crate) fn install<S: Send + Sync + 'static>(
         "tasks/cancel",
         crate::lowlevel::erase_request(move |ctx: RequestContext<S>, p: TaskRequestParams| {
             let t = t.clone();
-            async move {
-                let mut record = find(&t, &ctx, &p.task_id).await?;
-                if let Some(running) = t.running().remove(&record.task_id) {
-                    running.abort();
-                }
-                if !record.is_terminal() {
-                    record.status = TaskStatus::Cancelled;
-                    record.input_requests = None;
-                    record.last_updated_at = clock::now_iso();
-                    t.save(record).await?;
-                }
-                Ok(ack())
-            }
+            async move { cancel(&t, &ctx, &p.task_id).await }
         }),
     );
 }
@@ -337,7 +273,8 @@ fn ack() -> Value {
 }
 
 /// The task `task_id` for a request that declared the extension, or the error the extension
-/// defines (`-32021` without it, `-32602` unknown).
+/// defines (`-32021` without it, `-32602` unknown). A task another principal created is
+/// unknown to this caller, with the same answer as an id that never existed.
 async fn find<S: Send + Sync + 'static>(
     tasks: &Tasks,
     ctx: &RequestContext<S>,
@@ -349,12 +286,19 @@ async fn find<S: Send + Sync + 'static>(
             ctx.method()
         )));
     }
-    tasks.store().get(task_id).await?.ok_or_else(|| {
-        McpError::invalid_params(format!(
-            "Unknown task: {}",
-            crate::error::echo_capped(task_id)
-        ))
-    })
+    let owner = owner_of(ctx);
+    match tasks.store().get(task_id).await? {
+        Some(record) if record.owner == owner => Ok(record),
+        found => {
+            if found.is_some() {
+                tracing::warn!("refused a tasks request for a task another principal created");
+            }
+            Err(McpError::invalid_params(format!(
+                "Unknown task: {}",
+                crate::error::echo_capped(task_id)
+            )))
+        }
+    }
 }
 
 /// The `tasks/get` answer: the task, with what its status carries.
@@ -372,8 +316,41 @@ fn detailed(record: &TaskRecord) -> Value {
     task
 }
 
+/// `tasks/cancel`: an unfinished task becomes `cancelled` (its run here is stopped; a run on
+/// another replica finds it cancelled when it ends and leaves it so); an ended one stays as
+/// it is. Both are acknowledged.
+async fn cancel<S: Send + Sync + 'static>(
+    tasks: &Tasks,
+    ctx: &RequestContext<S>,
+    task_id: &str,
+) -> Result<Value, McpError> {
+    for _ in 0..MAX_RETRIES {
+        let mut record = find(tasks, ctx, task_id).await?;
+        if record.is_terminal() {
+            return Ok(ack());
+        }
+        record.status = TaskStatus::Cancelled;
+        record.input_requests = None;
+        record.last_updated_at = clock::now_iso();
+        if tasks.replace(record).await? {
+            if let Some(running) = tasks.running().remove(task_id) {
+                running.abort();
+            }
+            return Ok(ack());
+        }
+    }
+    Err(contended(task_id))
+}
+
+fn contended(task_id: &str) -> McpError {
+    McpError::internal(format!(
+        "task {task_id} kept changing; gave up after {MAX_RETRIES} tries"
+    ))
+}
+
 /// `tasks/update`: keeps the answers to questions the task is waiting for (others are
-/// ignored); once none is left, runs the tool again with every answer.
+/// ignored); once none is left, runs the tool again with every answer. Of two updates that
+/// answer the last question at once, one runs the tool; the other is acknowledged.
 async fn update<S: Send + Sync + 'static>(
     tasks: &Arc<Tasks>,
     registry: &Registry<S>,
@@ -394,40 +371,47 @@ async fn update<S: Send + Sync + 'static>(
                  the client's result",
             )),
         };
-    let mut record = find(tasks, &ctx, task_id).await?;
-    if record.status != TaskStatus::InputRequired {
-        return Ok(ack());
-    }
-    let mut pending = record.input_requests.take().unwrap_or_default();
-    for (key, answer) in responses {
-        if pending.remove(&key).is_some() {
-            if !answer.is_object() {
-                return Err(McpError::invalid_params(format!(
-                    "Invalid inputResponses: {}: expected an object (the client's result for \
-                     that input request)",
-                    crate::error::echo_capped(&key)
-                )));
+    for _ in 0..MAX_RETRIES {
+        let mut record = find(tasks, &ctx, task_id).await?;
+        if record.status != TaskStatus::InputRequired {
+            return Ok(ack());
+        }
+        let mut pending = record.input_requests.take().unwrap_or_default();
+        for (key, answer) in &responses {
+            if pending.remove(key).is_some() {
+                if !answer.is_object() {
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid inputResponses: {}: expected an object (the client's result \
+                         for that input request)",
+                        crate::error::echo_capped(key)
+                    )));
+                }
+                record.answers.insert(key.clone(), answer.clone());
             }
-            record.answers.insert(key, answer);
         }
-    }
-    record.last_updated_at = clock::now_iso();
-    if !pending.is_empty() {
-        record.input_requests = Some(pending);
-        tasks.store().put(record).await?;
+        record.last_updated_at = clock::now_iso();
+        if !pending.is_empty() {
+            record.input_requests = Some(pending);
+            if tasks.store().replace(record).await? {
+                return Ok(ack());
+            }
+            continue;
+        }
+        record.status = TaskStatus::Working;
+        if !tasks.replace(record.clone()).await? {
+            continue;
+        }
+        match registry.get(&record.tool) {
+            Some(def) => run::spawn(tasks, def, &ctx.info, &record),
+            None => {
+                let ran = super::execute::Ran::Protocol(McpError::invalid_params(format!(
+                    "Unknown tool: {}",
+                    record.tool
+                )));
+                run::settle(tasks, &record.task_id, ran).await?;
+            }
+        }
         return Ok(ack());
     }
-    record.status = TaskStatus::Working;
-    tasks.save(record.clone()).await?;
-    match registry.get(&record.tool) {
-        Some(def) => spawn_run(tasks, def, &ctx.info, &record),
-        None => {
-            let ran = Ran::Protocol(McpError::invalid_params(format!(
-                "Unknown tool: {}",
-                record.tool
-            )));
-            settle(tasks, &record.task_id, ran).await?;
-        }
-    }
-    Ok(ack())
+    Err(contended(task_id))
 }

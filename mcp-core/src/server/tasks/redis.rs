@@ -14,8 +14,10 @@ use crate::lowlevel::BoxFuture;
 pub const DEFAULT_TASK_PREFIX: &str = "mcp:task:";
 
 /// A [`TaskStore`] in Redis (cargo feature `redis`): each task is one JSON string under
-/// `<prefix><taskId>` (default prefix [`DEFAULT_TASK_PREFIX`]), written with `SET .. PX ttlMs`,
-/// so Redis drops it `ttlMs` after its last change. Every replica given a store on the same
+/// `<prefix><taskId>` (default prefix [`DEFAULT_TASK_PREFIX`]) that Redis drops at the task's
+/// expiry (`PXAT`: `ttlMs` after its creation, however often it changed). A change is one Lua
+/// script that compares the stored version and writes only if it is still the one read, so
+/// replicas never overwrite each other's transitions. Needs Redis 6.2 or newer. Every replica given a store on the same
 /// Redis reads every replica's tasks (a task whose tool runs on replica A is polled, updated
 /// and cancelled through replica B; the tool itself runs again, after `tasks/update`, on the
 /// replica that received the update).
@@ -114,17 +116,39 @@ impl Inner {
     }
 }
 
+/// Replaces the task in `KEYS[1]` with `ARGV[1]` if its stored version is `ARGV[2]`; the new
+/// value keeps the expiry `ARGV[3]` (ms since the epoch). 1 if written, 0 if not.
+const REPLACE: &str = r#"
+local stored = redis.call('GET', KEYS[1])
+if not stored then return 0 end
+local ok, task = pcall(cjson.decode, stored)
+if not ok then return 0 end
+if tostring(task['version'] or 0) ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])
+return 1
+"#;
+
 impl TaskStore for RedisTaskStore {
-    fn put(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>> {
+    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
             let key = format!("{}{}", inner.prefix, record.task_id);
             let value = serde_json::to_vec(&record)?;
-            let ttl = record.ttl_ms.max(1).to_string();
-            inner
-                .run(&[b"SET", key.as_bytes(), &value, b"PX", ttl.as_bytes()])
-                .await
-                .map(drop)
+            let expires = record.expires_at_ms.max(1).to_string();
+            match inner
+                .run(&[
+                    b"SET",
+                    key.as_bytes(),
+                    &value,
+                    b"PXAT",
+                    expires.as_bytes(),
+                    b"NX",
+                ])
+                .await?
+            {
+                Frame::Simple(_) => Ok(()),
+                _ => Err(McpError::internal("Redis task store: the task id is taken")),
+            }
         })
     }
 
@@ -138,6 +162,29 @@ impl TaskStore for RedisTaskStore {
                 }),
                 _ => Ok(None),
             }
+        })
+    }
+
+    fn replace(&self, mut record: TaskRecord) -> BoxFuture<Result<bool, McpError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let key = format!("{}{}", inner.prefix, record.task_id);
+            let read = record.version.to_string();
+            record.version += 1;
+            let value = serde_json::to_vec(&record)?;
+            let expires = record.expires_at_ms.max(1).to_string();
+            let frame = inner
+                .run(&[
+                    b"EVAL",
+                    REPLACE.as_bytes(),
+                    b"1",
+                    key.as_bytes(),
+                    &value,
+                    read.as_bytes(),
+                    expires.as_bytes(),
+                ])
+                .await?;
+            Ok(matches!(frame, Frame::Integer(1)))
         })
     }
 }

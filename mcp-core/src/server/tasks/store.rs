@@ -1,23 +1,35 @@
 //! Where tasks live: the [`TaskStore`] trait and its in-memory default, [`MemoryTaskStore`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::McpError;
+use crate::error::{codes, McpError};
 use crate::lowlevel::BoxFuture;
 use crate::types::{JsonObject, TaskStatus};
 
 /// Everything a server knows about one task, as a [`TaskStore`] keeps it (serializable, so a
 /// shared store can hand a task started on one replica to another).
+///
+/// The server writes records; a store keeps them and compares [`version`](Self::version)s so
+/// that two writers (two replicas, or a cancel racing the tool's end) never both win.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskRecord {
     /// The task's id (random, 128 bits, hex).
     pub task_id: String,
+    /// Who may see and steer the task: the identity of the authenticated principal that
+    /// created it ([`Principal::identity`](crate::auth::Principal::identity)), `None` when
+    /// the request carried none. A request from anyone else is told the task is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// Bumped by the store on every accepted [`replace`](TaskStore::replace) (0 when created).
+    #[serde(default)]
+    pub version: u64,
     /// Where the task is.
     pub status: TaskStatus,
     /// ISO 8601 creation time (UTC).
@@ -26,6 +38,10 @@ pub struct TaskRecord {
     pub last_updated_at: String,
     /// How long the task is kept after its creation, in ms.
     pub ttl_ms: u64,
+    /// When the task expires: creation time plus `ttl_ms`, in ms since the Unix epoch. A store
+    /// drops the task then, however often it changed meanwhile.
+    #[serde(default)]
+    pub expires_at_ms: u64,
     /// The tool the task runs.
     pub tool: String,
     /// The tool's arguments (the tool runs again with them once its input arrived).
@@ -52,14 +68,23 @@ impl TaskRecord {
             TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
         )
     }
+
+    /// How long until the task expires (zero once it has).
+    pub fn remaining(&self) -> Duration {
+        Duration::from_millis(self.expires_at_ms.saturating_sub(super::clock::now_ms()))
+    }
 }
 
 /// Keeps tasks for the server ([`McpServer::task_store`](crate::server::McpServer::task_store)).
 /// The default is a [`MemoryTaskStore`]; with the `redis` feature, a `RedisTaskStore` lets
 /// every replica read every replica's tasks.
 ///
-/// A store only stores: the server decides the transitions, writing a whole record each time.
-/// `get` returns `None` for an unknown or expired task (the client then gets `-32602`).
+/// A store only stores: the server decides the transitions. Every change is a
+/// compare-and-set on [`TaskRecord::version`], so of two writers that read the same state
+/// (a `tasks/cancel` and the tool finishing, two `tasks/update`s, two replicas) exactly one
+/// wins and the other reads again. A store drops a task at its
+/// [`expires_at_ms`](TaskRecord::expires_at_ms); `get` returns `None` for an unknown or
+/// expired task (the client then gets `-32602`).
 ///
 /// ```
 /// use mcp_core::server::{MemoryTaskStore, TaskStore};
@@ -68,10 +93,15 @@ impl TaskRecord {
 /// # let _ = store;
 /// ```
 pub trait TaskStore: Send + Sync + 'static {
-    /// Writes `record` (a new task, or a new state of a known one).
-    fn put(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>>;
+    /// Stores a new task (its `version` is 0). Fails when the store is full.
+    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>>;
     /// The task `task_id`, unless unknown or expired.
     fn get(&self, task_id: &str) -> BoxFuture<Result<Option<TaskRecord>, McpError>>;
+    /// Replaces the task with `record` if the stored one still has `record.version` (the
+    /// version the caller read), storing it with `version + 1`. `Ok(false)`: the task changed
+    /// meanwhile, or is gone; nothing was written. The expiry stays the record's
+    /// `expires_at_ms`.
+    fn replace(&self, record: TaskRecord) -> BoxFuture<Result<bool, McpError>>;
 }
 
 impl std::fmt::Debug for dyn TaskStore {
@@ -80,15 +110,45 @@ impl std::fmt::Debug for dyn TaskStore {
     }
 }
 
-/// The default [`TaskStore`]: this process's memory. Bounded: a task is dropped once its
-/// `ttlMs` passed, and at most [`max_tasks`](Self::max_tasks) are kept (default
-/// [`DEFAULT_MAX_TASKS`](Self::DEFAULT_MAX_TASKS)); when full, the task that would expire
-/// first is dropped to make room. Tasks do not survive a restart and are not seen by other
-/// replicas.
+/// The default [`TaskStore`]: this process's memory. Bounded: a task is dropped at its
+/// expiry (`ttlMs` after its creation), and at most [`max_tasks`](Self::max_tasks) are kept
+/// (default [`DEFAULT_MAX_TASKS`](Self::DEFAULT_MAX_TASKS)). When full, the ended task
+/// (completed, failed or cancelled) that would expire first makes room; a store full of
+/// unfinished tasks refuses new ones (the server's own limits,
+/// [`McpServer::max_tasks`](crate::server::McpServer::max_tasks), normally keep it from
+/// getting there). Tasks do not survive a restart and are not seen by other replicas.
 #[derive(Debug)]
 pub struct MemoryTaskStore {
-    tasks: Mutex<HashMap<String, (TaskRecord, Instant)>>,
+    inner: Mutex<Memory>,
     max: usize,
+}
+
+#[derive(Debug, Default)]
+struct Memory {
+    tasks: HashMap<String, (TaskRecord, Instant)>,
+    /// Every task by expiry, soonest first.
+    by_expiry: BTreeSet<(Instant, String)>,
+    /// The ended tasks by expiry: the ones that make room when the store is full.
+    ended: BTreeSet<(Instant, String)>,
+}
+
+impl Memory {
+    fn remove(&mut self, id: &str) {
+        if let Some((_, expires)) = self.tasks.remove(id) {
+            let key = (expires, id.to_owned());
+            self.by_expiry.remove(&key);
+            self.ended.remove(&key);
+        }
+    }
+
+    fn purge_expired(&mut self, now: Instant) {
+        while let Some((expires, id)) = self.by_expiry.first().cloned() {
+            if expires > now {
+                break;
+            }
+            self.remove(&id);
+        }
+    }
 }
 
 impl MemoryTaskStore {
@@ -98,9 +158,13 @@ impl MemoryTaskStore {
     /// A store keeping at most `max` tasks (at least 1).
     pub fn max_tasks(max: usize) -> Self {
         Self {
-            tasks: Mutex::new(HashMap::new()),
+            inner: Mutex::new(Memory::default()),
             max: max.max(1),
         }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -111,35 +175,64 @@ impl Default for MemoryTaskStore {
 }
 
 impl TaskStore for MemoryTaskStore {
-    fn put(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>> {
+    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>> {
         let now = Instant::now();
-        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
-        tasks.retain(|_, (_, expires)| *expires > now);
-        let expires = match tasks.get(&record.task_id) {
-            Some((_, expires)) => *expires,
-            None => {
-                if tasks.len() >= self.max {
-                    let first = tasks
-                        .iter()
-                        .min_by_key(|(_, (_, expires))| *expires)
-                        .map(|(id, _)| id.clone());
-                    if let Some(id) = first {
-                        tasks.remove(&id);
-                    }
+        let mut memory = self.lock();
+        memory.purge_expired(now);
+        if memory.tasks.len() >= self.max {
+            match memory.ended.first().cloned() {
+                Some((_, id)) => memory.remove(&id),
+                None => {
+                    let max = self.max;
+                    return Box::pin(async move {
+                        Err(McpError::new(
+                            codes::INTERNAL_ERROR,
+                            format!(
+                                "Too many unfinished tasks on this server (the limit is {max}); \
+                                 try again later"
+                            ),
+                        ))
+                    });
                 }
-                now + Duration::from_millis(record.ttl_ms)
             }
-        };
-        tasks.insert(record.task_id.clone(), (record, expires));
+        }
+        let expires = now + record.remaining();
+        let id = record.task_id.clone();
+        memory.remove(&id);
+        memory.by_expiry.insert((expires, id.clone()));
+        if record.is_terminal() {
+            memory.ended.insert((expires, id.clone()));
+        }
+        memory.tasks.insert(id, (record, expires));
         Box::pin(async { Ok(()) })
     }
 
     fn get(&self, task_id: &str) -> BoxFuture<Result<Option<TaskRecord>, McpError>> {
-        let tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
-        let found = tasks
+        let memory = self.lock();
+        let found = memory
+            .tasks
             .get(task_id)
             .filter(|(_, expires)| *expires > Instant::now())
             .map(|(record, _)| record.clone());
         Box::pin(async move { Ok(found) })
+    }
+
+    fn replace(&self, mut record: TaskRecord) -> BoxFuture<Result<bool, McpError>> {
+        let mut memory = self.lock();
+        let now = Instant::now();
+        let expires = match memory.tasks.get(&record.task_id) {
+            Some((stored, expires)) if stored.version == record.version && *expires > now => {
+                *expires
+            }
+            _ => return Box::pin(async { Ok(false) }),
+        };
+        record.version += 1;
+        if record.is_terminal() {
+            memory.ended.insert((expires, record.task_id.clone()));
+        }
+        memory
+            .tasks
+            .insert(record.task_id.clone(), (record, expires));
+        Box::pin(async { Ok(true) })
     }
 }
