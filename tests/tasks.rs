@@ -11,7 +11,7 @@ use mcp::input::Elicited;
 use mcp::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp::server::{IntoTool, MemoryTaskStore, RedisTaskStore, TaskRecord, TaskStore, ToolError};
+use mcp::server::{MemoryTaskStore, RedisTaskStore, TaskRecord, TaskStore};
 use mcp::transport::RawConnection;
 use mcp::types::TaskStatus;
 use serde_json::{json, Value};
@@ -19,74 +19,12 @@ use support::{modern, roundtrip};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Name {
-    name: String,
-}
-
-/// Works for `ms` milliseconds.
-#[tool(task = "optional")]
-async fn work(ms: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(ms)).await;
-    format!("worked {ms} ms")
-}
-
-/// Fails as a tool; only as a task.
-#[tool(task = "required")]
-async fn broken() -> Result<String, ToolError> {
-    Err(ToolError::new("disk full"))
-}
-
-/// Fails at the protocol level.
-#[tool(task = "optional")]
-async fn crashing() -> mcp::Result<String> {
-    Err(McpError::invalid_params("bad job"))
-}
-
-/// Never a task.
-#[tool(task = "forbidden")]
-async fn quick() -> String {
-    "quick".into()
-}
-
-/// Asks two names at once.
-#[tool(task = "optional")]
-async fn two_names(ctx: RequestContext) -> mcp::Result<String> {
-    let answers = ctx
-        .ask(
-            Questions::new()
-                .elicit::<Name>("first", "First name?")
-                .elicit::<Name>("second", "Second name?"),
-        )
-        .await?;
-    let name = |key: &str| -> mcp::Result<String> {
-        Ok(answers
-            .elicited::<Name>(key)?
-            .accepted()
-            .map_or("?".into(), |f| f.name))
-    };
-    Ok(format!("{} and {}", name("first")?, name("second")?))
-}
-
-/// Asks a name in the request, then works in a task.
-#[tool(task = "optional")]
-async fn ask_then_work(ctx: RequestContext) -> mcp::Result<String> {
-    let name = match ctx.elicit::<Name>("who", "Who?").await? {
-        Elicited::Accepted(form) => form.name,
-        _ => "nobody".into(),
-    };
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    Ok(format!("done for {name}"))
-}
+#[path = "support/task_tools.rs"]
+mod task_tools;
+use task_tools::Name;
 
 fn server() -> McpServer {
-    McpServer::new("tasks-test")
-        .tool(WorkTool)
-        .tool(BrokenTool)
-        .tool(CrashingTool)
-        .tool(QuickTool)
-        .tool(TwoNamesTool)
-        .tool(AskThenWorkTool.into_tool().input_before_task())
+    task_tools::server("tasks-test")
 }
 
 /// A 2026 request whose client declared the tasks extension (and form elicitation).
@@ -349,7 +287,7 @@ async fn the_extension_is_advertised_and_its_methods_and_codes_are_exact() {
 
 #[tokio::test]
 async fn a_server_without_task_tools_does_not_offer_the_extension() {
-    let mut conn = RawConnection::open(McpServer::new("plain").tool(QuickTool))
+    let mut conn = RawConnection::open(McpServer::new("plain").tool(task_tools::QuickTool))
         .await
         .unwrap();
     let discover = roundtrip(&mut conn, &modern(1, "server/discover", json!({}))).await;

@@ -8,71 +8,14 @@ use std::time::Duration;
 mod support;
 
 use mcp::client::{Client, ToolCallOutcome};
-use mcp::input::Elicited;
 use mcp::prelude::*;
-use mcp::server::{IntoTool, ToolError};
 use serde_json::json;
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Name {
-    name: String,
-}
-
-/// Works for `ms` milliseconds.
-#[tool(task = "optional")]
-async fn work(ms: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(ms)).await;
-    format!("worked {ms} ms")
-}
-
-/// Fails as a tool; only as a task.
-#[tool(task = "required")]
-async fn broken() -> Result<String, ToolError> {
-    Err(ToolError::new("disk full"))
-}
-
-/// Fails at the protocol level.
-#[tool(task = "optional")]
-async fn crashing() -> mcp::Result<String> {
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    Err(McpError::invalid_params("bad job"))
-}
-
-/// Never a task.
-#[tool(task = "forbidden")]
-async fn quick() -> String {
-    "quick".into()
-}
-
-/// Parks for a name, then greets.
-#[tool(task = "optional")]
-async fn greet_asked(ctx: RequestContext) -> mcp::Result<String> {
-    let name = match ctx.elicit::<Name>("who", "Your name?").await? {
-        Elicited::Accepted(form) => form.name,
-        _ => "nobody".into(),
-    };
-    Ok(format!("Hello, {name}!"))
-}
-
-/// Asks a name in the request, then works in a task.
-#[tool(task = "optional")]
-async fn ask_then_work(ctx: RequestContext) -> mcp::Result<String> {
-    let name = match ctx.elicit::<Name>("who", "Who?").await? {
-        Elicited::Accepted(form) => form.name,
-        _ => "nobody".into(),
-    };
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    Ok(format!("done for {name}"))
-}
+#[path = "support/task_tools.rs"]
+mod task_tools;
 
 fn server() -> McpServer {
-    McpServer::new("tasks-client-test")
-        .tool(WorkTool)
-        .tool(BrokenTool)
-        .tool(CrashingTool)
-        .tool(QuickTool)
-        .tool(GreetAskedTool)
-        .tool(AskThenWorkTool.into_tool().input_before_task())
+    task_tools::server("tasks-client-test")
 }
 
 /// A client whose `on_elicit` answers every form with `name`.
