@@ -1,8 +1,10 @@
 //! The skills extension (SEP-2640) end to end through the in-memory client, in both eras: a
 //! directory served with `McpServer::skills_dir`, listed, fetched and verified by the client;
-//! traversal and symlinks out of the directory refused; a tampered file refused by the client.
+//! traversal and symlinks out of the directory refused; a tampered file refused by the client;
+//! digests cached by file metadata (re-hashed on an edit, dropped when a file disappears).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use mcp::client::{Client, SkillError};
 use mcp::era::Era;
@@ -12,6 +14,13 @@ use serde_json::json;
 
 const PDF_SKILL: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: \"2.1.0\"\n---\n\n# PDF\n\nRead references/FORMS.md.\n";
 const FORMS: &str = "Fill every field.\n";
+const FORMS_URI: &str = "skill://pdf-processing/references/FORMS.md";
+/// Other contents of FORMS.md, each of its length.
+const EDITED: [&str; 3] = [
+    "Fill NO field!!!.\n",
+    "Fill ALL fields!.\n",
+    "Fill one field...\n",
+];
 
 /// A fresh skills directory (removed on drop): `pdf-processing` with one reference file,
 /// `acme/refunds`, a directory whose frontmatter name is wrong, and a secret outside the root.
@@ -311,6 +320,196 @@ async fn a_server_without_the_extension_is_not_asked() {
         err.message().contains(SKILLS_EXTENSION),
         "{}",
         err.message()
+    );
+    client.close().await;
+}
+
+/// Sets a file's modification time explicitly, so no test depends on timestamp granularity.
+fn set_mtime(path: &Path, time: SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
+/// An hour ago: a modification time old enough for the server to cache the file's digest.
+fn an_hour_ago() -> SystemTime {
+    SystemTime::now() - Duration::from_secs(3600)
+}
+
+/// Rewrites a file in place (same inode) with `text` and sets its modification time.
+fn rewrite(path: &Path, text: &str, mtime: SystemTime) {
+    std::fs::write(path, text).unwrap();
+    set_mtime(path, mtime);
+}
+
+/// The FORMS.md entry of the pdf-processing skill, if listed.
+fn forms_entry(skill: &Skill) -> Option<SkillResource> {
+    let SkillResources::Files(files) = &skill.resources else {
+        panic!("a manifest")
+    };
+    files.iter().find(|f| f.uri == FORMS_URI).cloned()
+}
+
+/// The pdf-processing skill from `skills/list`, if listed.
+async fn listed_pdf(client: &Client) -> Option<Skill> {
+    client
+        .list_skills()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.name() == Some("pdf-processing"))
+}
+
+/// The digest of FORMS.md as `skills/list` serves it now.
+async fn listed_forms_digest(client: &Client) -> String {
+    forms_entry(&listed_pdf(client).await.unwrap())
+        .unwrap()
+        .digest
+}
+
+#[tokio::test]
+async fn an_edited_file_is_served_with_its_new_digest_even_at_the_same_size() {
+    let fixture = Fixture::new("edit");
+    let forms = fixture.root().join("pdf-processing/references/FORMS.md");
+    let old_time = an_hour_ago();
+    set_mtime(&forms, old_time);
+    let client = connect(&fixture.root(), Era::Modern).await;
+    let pdf_uri = "skill://pdf-processing/SKILL.md";
+    // Twice: the second answer comes from the cache.
+    for _ in 0..2 {
+        assert_eq!(
+            listed_forms_digest(&client).await,
+            SkillResource::digest_of(FORMS.as_bytes())
+        );
+    }
+
+    // Same length, other bytes, a later modification time.
+    assert_eq!(EDITED[0].len(), FORMS.len());
+    rewrite(&forms, EDITED[0], old_time + Duration::from_secs(60));
+    let expected = SkillResource {
+        uri: FORMS_URI.into(),
+        digest: SkillResource::digest_of(EDITED[0].as_bytes()),
+        size: FORMS.len() as u64,
+    };
+    let listed = listed_pdf(&client).await.unwrap();
+    assert_eq!(forms_entry(&listed), Some(expected.clone()));
+    let fetched = client.get_skill(pdf_uri).await.unwrap();
+    assert_eq!(forms_entry(&fetched), Some(expected));
+    assert_eq!(
+        client.read_skill_file(&fetched, FORMS_URI).await.unwrap(),
+        EDITED[0].as_bytes()
+    );
+
+    // A file modified less than 2 s before it is hashed is never cached (here its time is in
+    // the future, so the test does not race the clock): rewritten again under the very same
+    // modification time and length, it is still re-hashed.
+    let recent = SystemTime::now() + Duration::from_secs(60);
+    rewrite(&forms, EDITED[1], recent);
+    assert_eq!(
+        listed_forms_digest(&client).await,
+        SkillResource::digest_of(EDITED[1].as_bytes())
+    );
+    rewrite(&forms, EDITED[2], recent);
+    assert_eq!(
+        listed_forms_digest(&client).await,
+        SkillResource::digest_of(EDITED[2].as_bytes())
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_file_whose_metadata_is_unchanged_is_not_read_again() {
+    let fixture = Fixture::new("cached");
+    let forms = fixture.root().join("pdf-processing/references/FORMS.md");
+    let old_time = an_hour_ago();
+    set_mtime(&forms, old_time);
+    let before = std::fs::metadata(&forms).unwrap();
+    let client = connect(&fixture.root(), Era::Modern).await;
+    let old_digest = SkillResource::digest_of(FORMS.as_bytes());
+    assert_eq!(listed_forms_digest(&client).await, old_digest);
+
+    // Other bytes of the same length, with the old modification time put back (same inode):
+    // the documented trade-off, as with make or cargo, is that metadata decides, so the server
+    // does not read the file again and still serves the digest it cached.
+    rewrite(&forms, EDITED[0], old_time);
+    let after = std::fs::metadata(&forms).unwrap();
+    assert_eq!(after.len(), before.len());
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(after.ino(), before.ino());
+    }
+    let stale = listed_pdf(&client).await.unwrap();
+    assert_eq!(forms_entry(&stale).unwrap().digest, old_digest);
+    let fetched = client.get_skill(&stale.uri).await.unwrap();
+    assert_eq!(forms_entry(&fetched).unwrap().digest, old_digest);
+    // The bytes really changed: the client, verifying them, refuses the cached entry.
+    assert!(matches!(
+        client.read_skill_file(&stale, FORMS_URI).await,
+        Err(SkillError::DigestMismatch { .. })
+    ));
+
+    // Touching the file (a new modification time) makes the server hash it again.
+    set_mtime(&forms, old_time + Duration::from_secs(1));
+    assert_eq!(
+        listed_forms_digest(&client).await,
+        SkillResource::digest_of(EDITED[0].as_bytes())
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn digests_of_files_and_skills_that_disappear_are_dropped() {
+    let fixture = Fixture::new("dropped");
+    let skill = fixture.root().join("pdf-processing");
+    let forms = skill.join("references/FORMS.md");
+    let away = fixture.base.join("away");
+    let old_time = an_hour_ago();
+    set_mtime(&forms, old_time);
+    let client = connect(&fixture.root(), Era::Modern).await;
+    assert_eq!(
+        listed_forms_digest(&client).await,
+        SkillResource::digest_of(FORMS.as_bytes())
+    );
+    // Each phase takes something away, lists or fetches without it, then puts it back with
+    // other bytes under the very same path, length, modification time and inode (a rename
+    // keeps them): had the digest stayed cached, the old one would be served.
+
+    // A file of the skill: `skills/list` no longer shows it, and forgets its digest.
+    std::fs::rename(&forms, &away).unwrap();
+    let pdf = listed_pdf(&client).await.unwrap();
+    assert_eq!(forms_entry(&pdf), None);
+    rewrite(&away, EDITED[0], old_time);
+    std::fs::rename(&away, &forms).unwrap();
+    assert_eq!(
+        listed_forms_digest(&client).await,
+        SkillResource::digest_of(EDITED[0].as_bytes())
+    );
+
+    // The whole skill, asked for with `skills/get`.
+    std::fs::rename(&skill, &away).unwrap();
+    let gone = client.get_skill(&pdf.uri).await.unwrap_err();
+    assert_eq!(gone.code(), -32602);
+    rewrite(&away.join("references/FORMS.md"), EDITED[1], old_time);
+    std::fs::rename(&away, &skill).unwrap();
+    let fetched = client.get_skill(&pdf.uri).await.unwrap();
+    assert_eq!(
+        forms_entry(&fetched).unwrap().digest,
+        SkillResource::digest_of(EDITED[1].as_bytes())
+    );
+
+    // The whole skill, missing from a `skills/list`.
+    std::fs::rename(&skill, &away).unwrap();
+    assert!(listed_pdf(&client).await.is_none());
+    rewrite(&away.join("references/FORMS.md"), EDITED[2], old_time);
+    std::fs::rename(&away, &skill).unwrap();
+    assert_eq!(
+        listed_forms_digest(&client).await,
+        SkillResource::digest_of(EDITED[2].as_bytes())
     );
     client.close().await;
 }

@@ -568,7 +568,14 @@ fn install_tools<S: Send + Sync + 'static>(
     server.on_subscriptions_listen(move |ctx, p| {
         let (reg, tasks) = (reg.clone(), tasks.clone());
         async move {
-            super::subscriptions::listen(&reg.subscribers, &tasks, ctx, p.notifications).await
+            let mut filter = p.notifications;
+            if let Some(ids) = filter.task_ids.take().filter(|ids| !ids.is_empty()) {
+                super::tasks::support::require_extension(&ctx)?;
+                // Only the caller's own tasks: another principal's task is as unknown here
+                // as in tasks/get, so its status changes are not heard.
+                filter.task_ids = Some(tasks.visible(&ctx, ids).await?);
+            }
+            super::subscriptions::listen(&reg.subscribers, ctx, filter).await
         }
     });
 }

@@ -4,9 +4,13 @@
 //! Every directory under the root that holds a `SKILL.md` is a skill; its path under the root
 //! is its skill path, and each of its files is the resource `skill://<skill-path>/<file-path>`.
 //! `skills/list` and `skills/get` answer entries with the frontmatter and the complete manifest
-//! (SHA-256 digest and size of each file), computed from the disk when asked, so an edited
-//! file is served with its new digest; `resources/directory/read` lists a skill directory.
+//! (SHA-256 digest and size of each file), found on the disk when asked; a digest is re-hashed
+//! only when its file's metadata changed ([`digests`]), so an edited file is served with its new
+//! digest; `resources/directory/read` lists a skill directory.
 
+mod digests;
+
+use std::collections::HashSet;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -23,6 +27,7 @@ use crate::types::{
     GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadResourceResult, Resource,
     ResourceContents, Skill, SkillResource, SkillResources, SKILLS_EXTENSION,
 };
+use digests::{DigestCache, Stamp, ToDigest};
 
 /// The most bytes a skill may hold, summed over its files (the extension's 16 MiB limit). A
 /// larger skill is not served (logged at start-up and left out of `skills/list`), and no file
@@ -34,10 +39,12 @@ pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
 pub const MAX_SKILL_FILES: usize = 512;
 
 /// The skill directory tree a server serves.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct SkillsDir {
     /// The root, canonical (symlinks resolved).
     root: PathBuf,
+    /// The digests of its files, re-hashed only when a file's metadata changes.
+    digests: DigestCache,
 }
 
 /// One file of a skill, found on disk.
@@ -46,7 +53,8 @@ struct FoundFile {
     /// Path relative to the skill directory, `/`-separated.
     rel: String,
     path: PathBuf,
-    size: u64,
+    /// Its metadata when found (its length is the size served).
+    stamp: Stamp,
 }
 
 impl<S: Send + Sync + 'static> McpServer<S> {
@@ -70,10 +78,17 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     ///   read leaves `root`;
     /// - a skill over [`MAX_SKILL_FILES`] files or [`MAX_SKILL_BYTES`] bytes, or with bad
     ///   frontmatter, is left out (with a `tracing` warning), never half served;
-    /// - entries and digests are computed from the disk on each `skills/list` / `skills/get`
-    ///   (one page, no cursor; every file is hashed as a stream, never held whole), so the
-    ///   cost of a listing grows with the bytes under `root`; `resources/list` shows the
-    ///   `SKILL.md` files found by this call;
+    /// - entries are found on the disk on each `skills/list` / `skills/get` (one page, no
+    ///   cursor; each `SKILL.md` is read for its frontmatter); a file's digest is computed once
+    ///   (hashed as a stream, never held whole) and served from a cache while the file's
+    ///   modification time, size and (on Unix) inode are unchanged, so polling costs a `stat`
+    ///   per file, and an edited file is re-hashed and served with its new digest. The
+    ///   trade-off, as with `make` or `cargo`, is that metadata decides: a file rewritten with
+    ///   the same length and its modification time set back to the old value keeps its old
+    ///   digest until it is touched (a file modified less than 2 s before it was hashed is
+    ///   never cached, so edits within the file system's timestamp granularity are seen). The
+    ///   cache holds only the files of the skills last found, within the limits above;
+    ///   `resources/list` shows the `SKILL.md` files found by this call;
     /// - `resources/directory/read` (declared as `directoryRead: true`) lists the direct
     ///   children of a skill's root or of one of its subdirectories, from its manifest;
     /// - 2026 results of `skills/list` and `skills/get` carry `ttlMs: 0`,
@@ -116,7 +131,10 @@ impl<S: Send + Sync + 'static> McpServer<S> {
                 format!("{} is not a directory", root.display()),
             ));
         }
-        let dir = Arc::new(SkillsDir { root });
+        let dir = Arc::new(SkillsDir {
+            root,
+            digests: DigestCache::default(),
+        });
         for skill in dir.skills() {
             let uri = skill.uri.clone();
             let name = skill.name().unwrap_or_default().to_owned();
@@ -321,9 +339,18 @@ impl SkillsDir {
         let mut dirs = Vec::new();
         self.skill_dirs(&self.root, &mut dirs, 0);
         dirs.sort();
-        dirs.into_iter()
+        let served: HashSet<PathBuf> = dirs.iter().map(|s| self.skill_path(s)).collect();
+        let skills = dirs
+            .into_iter()
             .filter_map(|segments| self.entry(&segments))
-            .collect()
+            .collect();
+        self.digests.retain(&served);
+        skills
+    }
+
+    /// The directory of the skill at `segments` under the root.
+    fn skill_path(&self, segments: &[String]) -> PathBuf {
+        self.root.join(segments.iter().collect::<PathBuf>())
     }
 
     /// Directories (as segments under the root) holding a `SKILL.md`.
@@ -357,12 +384,22 @@ impl SkillsDir {
         }
     }
 
-    /// The skill at `skill://<segments>/SKILL.md`, if it is valid.
+    /// The skill at `skill://<segments>/SKILL.md`, if it is valid; if not, its cached digests
+    /// are dropped.
     fn entry(&self, segments: &[String]) -> Option<Skill> {
+        let dir = self.skill_path(segments);
+        let skill = self.find_entry(segments, &dir);
+        if skill.is_none() {
+            self.digests.forget(&dir);
+        }
+        skill
+    }
+
+    /// [`Self::entry`], for the skill directory `dir`.
+    fn find_entry(&self, segments: &[String], dir: &Path) -> Option<Skill> {
         let skill_path = segments.join("/");
         let uri = format!("skill://{skill_path}/SKILL.md");
-        let dir = self.root.join(segments.iter().collect::<PathBuf>());
-        if !self.contains(&dir) {
+        if !self.contains(dir) {
             return None;
         }
         let name = segments.last()?;
@@ -371,7 +408,7 @@ impl SkillsDir {
             warn("its directory name breaks the Agent Skills naming rules");
             return None;
         }
-        let files = match self.files(&dir) {
+        let files = match self.files(dir) {
             Ok(files) => files,
             Err(why) => {
                 warn(&why);
@@ -407,18 +444,26 @@ impl SkillsDir {
             warn("its frontmatter name differs from its directory name");
             return None;
         }
-        let mut resources = Vec::with_capacity(files.len());
-        for file in &files {
-            let Some(digest) = digest_file(&file.path, file.size) else {
-                warn("a file changed while it was hashed");
-                return None;
-            };
-            resources.push(SkillResource {
+        let to_digest: Vec<ToDigest<'_>> = files
+            .iter()
+            .map(|f| ToDigest {
+                path: &f.path,
+                stamp: f.stamp,
+            })
+            .collect();
+        let Some(digests) = self.digests.manifest(dir, &to_digest) else {
+            warn("a file changed while it was hashed");
+            return None;
+        };
+        let resources = files
+            .iter()
+            .zip(digests)
+            .map(|(file, digest)| SkillResource {
                 uri: format!("skill://{skill_path}/{}", file.rel),
                 digest,
-                size: file.size,
-            });
-        }
+                size: file.stamp.size(),
+            })
+            .collect();
         Some(Skill {
             uri,
             frontmatter,
@@ -498,7 +543,7 @@ impl SkillsDir {
             found.push(FoundFile {
                 rel,
                 path,
-                size: meta.len(),
+                stamp: Stamp::of(&meta),
             });
             if found.len() > MAX_SKILL_FILES {
                 return Err(format!("it has more than {MAX_SKILL_FILES} files"));
@@ -569,7 +614,7 @@ impl SkillsDir {
                     uri: format!("{}/{tail}", uri),
                     name: tail.to_owned(),
                     mime_type: Some(mime_of(tail).into()),
-                    size: Some(file.size),
+                    size: Some(file.stamp.size()),
                     ..Default::default()
                 },
             };
@@ -604,22 +649,4 @@ fn read_capped(path: &Path) -> Option<Vec<u8>> {
         .read_to_end(&mut bytes)
         .ok()?;
     (bytes.len() as u64 <= MAX_SKILL_BYTES).then_some(bytes)
-}
-
-/// The digest of a file, streamed; `None` if its length is no longer `size`.
-fn digest_file(path: &Path, size: u64) -> Option<String> {
-    use sha2::{Digest, Sha256};
-    let mut file = fs::File::open(path).ok()?.take(MAX_SKILL_BYTES + 1);
-    let mut hasher = Sha256::new();
-    let mut buf = [0u8; 64 * 1024];
-    let mut read = 0u64;
-    loop {
-        let n = file.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        read += n as u64;
-        hasher.update(&buf[..n]);
-    }
-    (read == size).then(|| crate::types::hex_digest(hasher.finalize().as_slice()))
 }

@@ -191,12 +191,11 @@ async fn fan_out(subscribers: Weak<Subscribers>, mut rx: broadcast::Receiver<Eve
 /// then every matching event, until the client goes away or the server closes listeners.
 pub(crate) async fn listen<S: Send + Sync + 'static>(
     subscribers: &Subscribers,
-    tasks: &super::tasks::Tasks,
     ctx: RequestContext<S>,
     filter: SubscriptionFilter,
 ) -> Result<SubscriptionsListenResult, McpError> {
     let wants = |flag: Option<bool>| flag == Some(true);
-    let mut honoured = SubscriptionFilter {
+    let honoured = SubscriptionFilter {
         tools_list_changed: wants(filter.tools_list_changed).then_some(true),
         prompts_list_changed: wants(filter.prompts_list_changed).then_some(true),
         resources_list_changed: wants(filter.resources_list_changed).then_some(true),
@@ -205,12 +204,8 @@ pub(crate) async fn listen<S: Send + Sync + 'static>(
             .filter(|uris| !uris.is_empty()),
         task_ids: filter.task_ids.filter(|ids| !ids.is_empty()),
     };
-    if let Some(ids) = honoured.task_ids.take() {
+    if honoured.task_ids.is_some() {
         super::tasks::support::require_extension(&ctx)?;
-        // Only the caller's own tasks: another principal's task is as unknown here as in
-        // tasks/get, so its status changes are not heard.
-        let visible = tasks.visible(&ctx, ids).await?;
-        honoured.task_ids = (!visible.is_empty()).then_some(visible);
     }
     let mut events = subscribers.bus.get().subscribe();
     let mut closing = subscribers.closing.subscribe();
