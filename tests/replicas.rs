@@ -274,6 +274,115 @@ async fn expires_on_both(config: impl Fn() -> HttpConfig) {
     let _ = (stop_a.send(()), stop_b.send(()));
 }
 
+/// The log notifications in an answer.
+fn logs(reply: &Reply) -> usize {
+    reply
+        .events()
+        .iter()
+        .filter(|e| e["method"] == "notifications/message")
+        .count()
+}
+
+/// A session B rebuilt, then changed on A: B serves A's change from then on, and a change B
+/// saves afterwards does not undo A's in the store (a third replica rebuilding it sees both).
+async fn changes_reach_the_replica_that_rebuilt(config: impl Fn() -> HttpConfig) {
+    let (a, stop_a, _a_task, _) = replica(config()).await;
+    let (b, stop_b, _b_task, b_handle) = replica(config()).await;
+    let sid = open(a).await;
+    // B rebuilds the session: no level set, so both error logs of `steps` are sent.
+    let reply = call(b, &sid, 1, "steps").await;
+    assert_eq!(logs(&reply), 2, "{}", reply.body);
+
+    // A raises the level past `error`: B no longer sends those logs.
+    let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+        "params": {"level": "critical"}});
+    assert_eq!(post(a, &sid, level).await.message()["result"], json!({}));
+    let reply = call(b, &sid, 3, "steps").await;
+    assert_eq!(text(&reply), "all steps done");
+    assert_eq!(logs(&reply), 0, "B logs at A's level: {}", reply.body);
+    assert_eq!(
+        text(&call(b, &sid, 4, "whoami").await),
+        "t Some(Critical) Some(\"2025-11-25\")"
+    );
+
+    // B changes the session (a subscription) and saves it: A's level stays in the store.
+    let subscribe = json!({"jsonrpc": "2.0", "id": 5, "method": "resources/subscribe",
+        "params": {"uri": "shop://stock"}});
+    assert_eq!(
+        post(b, &sid, subscribe).await.message()["result"],
+        json!({})
+    );
+    let (c, stop_c, _c_task, c_handle) = replica(config()).await;
+    assert_eq!(
+        text(&call(c, &sid, 6, "whoami").await),
+        "t Some(Critical) Some(\"2025-11-25\")",
+        "the store kept A's level through B's save"
+    );
+    // ...with B's subscription, which C honours.
+    let mut stream = SseStream::open(c, "GET", &in_session(&sid), "").await;
+    assert_eq!(stream.status, 200);
+    c_handle
+        .publish(Event::ResourceUpdated {
+            uri: "shop://stock".into(),
+        })
+        .unwrap();
+    let updated = stream.next_json().await;
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "shop://stock");
+    // A, which holds its own copy, takes B's change too: its next save keeps it.
+    let level = json!({"jsonrpc": "2.0", "id": 7, "method": "logging/setLevel",
+        "params": {"level": "alert"}});
+    assert_eq!(post(a, &sid, level).await.message()["result"], json!({}));
+    let (d, stop_d, _d_task, d_handle) = replica(config()).await;
+    assert_eq!(
+        text(&call(d, &sid, 8, "whoami").await),
+        "t Some(Alert) Some(\"2025-11-25\")"
+    );
+    drop(stream);
+    let mut stream = SseStream::open(d, "GET", &in_session(&sid), "").await;
+    assert_eq!(stream.status, 200);
+    d_handle
+        .publish(Event::ResourceUpdated {
+            uri: "shop://stock".into(),
+        })
+        .unwrap();
+    let updated = stream.next_json().await;
+    assert_eq!(
+        updated["params"]["uri"], "shop://stock",
+        "A's save kept B's subscription"
+    );
+    drop(stream);
+
+    // A changes the subscriptions B already holds: B delivers what A subscribed to, and no
+    // longer what A unsubscribed from.
+    for (id, method, uri) in [
+        (9, "resources/subscribe", "shop://prices"),
+        (10, "resources/unsubscribe", "shop://stock"),
+    ] {
+        let change = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"uri": uri}});
+        assert_eq!(post(a, &sid, change).await.message()["result"], json!({}));
+    }
+    let mut stream = SseStream::open(b, "GET", &in_session(&sid), "").await;
+    assert_eq!(stream.status, 200);
+    for uri in ["shop://stock", "shop://prices"] {
+        b_handle
+            .publish(Event::ResourceUpdated { uri: uri.into() })
+            .unwrap();
+    }
+    let updated = stream.next_json().await;
+    assert_eq!(
+        updated["params"]["uri"], "shop://prices",
+        "B follows A's subscriptions: {updated}"
+    );
+    drop(stream);
+    let _ = (
+        stop_a.send(()),
+        stop_b.send(()),
+        stop_c.send(()),
+        stop_d.send(()),
+    );
+}
+
 fn memory_stores() -> impl Fn() -> HttpConfig {
     let sessions = MemorySessionStore::default();
     let events = MemoryEventStore::default();
@@ -292,6 +401,11 @@ async fn memory_stores_serve_a_session_on_either_replica() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_stores_expire_a_session_on_both_replicas() {
     expires_on_both(memory_stores()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_stores_carry_a_change_to_the_replica_that_rebuilt() {
+    changes_reach_the_replica_that_rebuilt(memory_stores()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -381,4 +495,10 @@ async fn redis_stores_serve_a_session_on_either_replica() {
 async fn redis_stores_expire_a_session_on_both_replicas() {
     let Some((url, _own)) = redis() else { return };
     expires_on_both(redis_stores(&url, "expiry").await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_stores_carry_a_change_to_the_replica_that_rebuilt() {
+    let Some((url, _own)) = redis() else { return };
+    changes_reach_the_replica_that_rebuilt(redis_stores(&url, "changes").await).await;
 }

@@ -1,7 +1,10 @@
 //! One `tracing` span per inbound request and notification, in both eras, with fields named
 //! after the OpenTelemetry semantic conventions for MCP; the W3C trace context a client sets
 //! with `RequestOptions::trace_context` reaches the span and `ctx.trace_context()`. The spans
-//! are recorded by a small in-memory `tracing` subscriber written here.
+//! are recorded by a small in-memory `tracing` subscriber written here. The same spans as
+//! OpenTelemetry exports them (`tracing-opentelemetry`, the in-memory exporter, the
+//! traceparent as remote parent) are checked in `examples/otel/tests/span_tree.rs`, a
+//! workspace of its own that CI tests in a separate step.
 
 mod support;
 

@@ -3,7 +3,9 @@
 //!
 //! - one validated `tools/call` through `RunningServer::handle_message` (decode, era and
 //!   `_meta` checks, argument validation against the schema, dispatch, stamping, encode);
-//! - `tools/list` of a server with 100 tools (served from the prebuilt page).
+//! - `tools/list` of a server with 100 tools (served from the prebuilt page);
+//! - registering 100 and 1,000 tools (per tool, schemas compiled beforehand): flat when
+//!   registration is linear.
 //!
 //! Run: `cargo bench --manifest-path bench/Cargo.toml --bench engine` (prints JSON lines).
 
@@ -80,12 +82,7 @@ fn main() {
     );
 
     let mut hundred = McpServer::new("hundred");
-    for i in 0..100 {
-        let schema = json!({"type": "object", "properties": {"q": {"type": "string", "description": "Words to look for."}, "limit": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["q"]});
-        let def = ToolDef::from_schema(format!("tool_{i:03}"), schema, |_, _| async {
-            Ok(CallToolResult::text("ok"))
-        })
-        .unwrap();
+    for def in tool_defs(100) {
         hundred = hundred.tool(def);
     }
     let hundred = runtime
@@ -99,4 +96,37 @@ fn main() {
         list.as_bytes(),
         "tool_099",
     );
+
+    for n in [100, 1_000] {
+        let mut samples = Vec::new();
+        for _ in 0..10 {
+            let defs = tool_defs(n);
+            let t = Instant::now();
+            let mut server = McpServer::new("many");
+            for def in defs {
+                server = server.tool(def);
+            }
+            samples.push(t.elapsed() / n as u32);
+            std::hint::black_box(server);
+        }
+        samples.sort();
+        println!(
+            "{}",
+            json!({"bench": format!("register {n} tools, per tool"), "samples": samples.len(),
+                   "median_us": samples[samples.len() / 2].as_secs_f64() * 1e6})
+        );
+    }
+}
+
+/// `n` tools of the same two-argument schema, named `tool_000`, `tool_001`, ...
+fn tool_defs(n: usize) -> Vec<ToolDef<()>> {
+    (0..n)
+        .map(|i| {
+            let schema = json!({"type": "object", "properties": {"q": {"type": "string", "description": "Words to look for."}, "limit": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["q"]});
+            ToolDef::from_schema(format!("tool_{i:03}"), schema, |_, _| async {
+                Ok(CallToolResult::text("ok"))
+            })
+            .unwrap()
+        })
+        .collect()
 }

@@ -5,21 +5,18 @@
 //! MCP (`otel.name` "tools/call add", `mcp.method.name`, `jsonrpc.request.id`,
 //! `mcp.session.id`, `gen_ai.tool.name`, `error.type`, ...); `tracing-opentelemetry` turns
 //! them into OTel spans. The caller's W3C `traceparent` from `params._meta` is made the span's
-//! remote parent by a middleware (the SDK itself does not depend on OpenTelemetry).
+//! remote parent by a middleware (the SDK itself does not depend on OpenTelemetry). The
+//! layer and that middleware are this crate's library (`src/lib.rs`); `tests/span_tree.rs`
+//! checks the spans they export with an in-memory exporter.
 //!
 //! Run a collector (e.g. `docker run -p 4318:4318 jaegertracing/all-in-one`), then
 //! `cd examples/otel && cargo run`; an MCP client at http://127.0.0.1:8000/mcp produces
 //! traces (service `mcp-otel-example`).
 
-use std::collections::HashMap;
-
 use mcp::prelude::*;
-use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;
-use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
@@ -44,24 +41,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .build();
     tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("mcp")))
+        .with(mcp_otel_example::layer(provider.tracer("mcp")))
         .init();
 
     let mut server = McpServer::new("otel-example").tool(AddTool);
     // The message's span is the current span inside middleware: give it the caller's trace
     // as its remote parent.
-    server.lowlevel().middleware(|msg, next| async move {
-        if let Some(tc) = msg.trace_context() {
-            let mut carrier = HashMap::new();
-            carrier.insert("traceparent".to_owned(), tc.traceparent().to_owned());
-            if let Some(state) = tc.tracestate() {
-                carrier.insert("tracestate".to_owned(), state.to_owned());
-            }
-            let parent = TraceContextPropagator::new().extract(&carrier);
-            let _ = tracing::Span::current().set_parent(parent);
-        }
-        next.run(msg).await
-    });
+    server
+        .lowlevel()
+        .middleware(mcp_otel_example::adopt_remote_parent);
 
     let served = server.serve_http("127.0.0.1:8000");
     tokio::select! {

@@ -184,6 +184,11 @@ impl Session {
         }
     }
 
+    /// Whether the client is subscribed to `uri` (2025 `resources/subscribe`).
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.state().subscriptions.contains(uri)
+    }
+
     /// The URIs the client is subscribed to (2025 `resources/subscribe`), sorted.
     pub(crate) fn subscriptions(&self) -> Vec<String> {
         self.state().subscriptions.iter().cloned().collect()

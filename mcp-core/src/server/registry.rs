@@ -3,7 +3,7 @@
 //! about changes. A key registered twice is refused unless replaced on purpose.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -20,32 +20,46 @@ use crate::events::{BusCell, Event};
 struct ToolSet<S> {
     tools: Vec<Arc<ToolDef<S>>>,
     index: HashMap<String, usize>,
-    modern_page: Arc<Vec<Value>>,
-    legacy_page: Arc<Vec<Value>>,
-    /// The whole lists, encoded once per change (what an unpaginated `tools/list` sends).
-    modern_raw: Arc<RawValue>,
-    legacy_raw: Arc<RawValue>,
-    /// Per tool (same order): its `x-mcp-header` arguments, found once here rather than on
-    /// every call.
+    /// Per tool (same order): its `x-mcp-header` arguments, found once at registration rather
+    /// than on every call.
     param_headers: Vec<Vec<(String, Vec<String>)>>,
     /// List input and output schemas with their `$ref`s inlined
     /// ([`McpServer::inline_schema_refs`](super::McpServer::inline_schema_refs)).
     inline_refs: bool,
+    /// The encoded lists, built on the first `tools/list` after a change: registering n tools
+    /// encodes them once, not n times.
+    lists: OnceLock<Arc<Lists>>,
+}
+
+/// `tools/list` for both eras, encoded.
+struct Lists {
+    modern_page: Vec<Value>,
+    legacy_page: Vec<Value>,
+    /// The whole lists, encoded once (what an unpaginated `tools/list` sends).
+    modern_raw: Arc<RawValue>,
+    legacy_raw: Arc<RawValue>,
 }
 
 impl<S: Send + Sync + 'static> ToolSet<S> {
-    fn rebuild(&mut self) {
+    /// Forgets the encoded lists (the tools changed).
+    fn changed(&mut self) {
+        self.lists = OnceLock::new();
+    }
+
+    fn reindex(&mut self) {
         self.index = self
             .tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.tool.name.clone(), i))
             .collect();
-        self.param_headers = self
-            .tools
-            .iter()
-            .map(|t| t.tool.param_headers().unwrap_or_default())
-            .collect();
+    }
+
+    fn lists(&self) -> Arc<Lists> {
+        self.lists.get_or_init(|| Arc::new(self.encode())).clone()
+    }
+
+    fn encode(&self) -> Lists {
         let inline = self.inline_refs;
         let encode = |tool: &crate::types::Tool| {
             if !inline {
@@ -58,15 +72,18 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             }
             serde_json::to_value(&tool).unwrap_or(Value::Null)
         };
-        self.modern_page = Arc::new(self.tools.iter().map(|t| encode(&t.tool)).collect());
-        self.legacy_page = Arc::new(
-            self.tools
-                .iter()
-                .map(|t| encode(&t.legacy_definition()))
-                .collect(),
-        );
-        self.modern_raw = raw_array(&self.modern_page);
-        self.legacy_raw = raw_array(&self.legacy_page);
+        let modern_page: Vec<Value> = self.tools.iter().map(|t| encode(&t.tool)).collect();
+        let legacy_page: Vec<Value> = self
+            .tools
+            .iter()
+            .map(|t| encode(&t.legacy_definition()))
+            .collect();
+        Lists {
+            modern_raw: raw_array(&modern_page),
+            legacy_raw: raw_array(&legacy_page),
+            modern_page,
+            legacy_page,
+        }
     }
 }
 
@@ -96,12 +113,9 @@ impl<S: Send + Sync + 'static> Registry<S> {
             tools: RwLock::new(ToolSet {
                 tools: Vec::new(),
                 index: HashMap::new(),
-                modern_page: Arc::default(),
-                legacy_page: Arc::default(),
-                modern_raw: raw_array(&[]),
-                legacy_raw: raw_array(&[]),
                 param_headers: Vec::new(),
                 inline_refs: false,
+                lists: OnceLock::new(),
             }),
             resources: RwLock::new(Vec::new()),
             prompts: RwLock::new(Vec::new()),
@@ -126,20 +140,33 @@ impl<S: Send + Sync + 'static> Registry<S> {
                 name: tool.tool.name,
             });
         }
+        let at = set.tools.len();
+        set.index.insert(tool.tool.name.clone(), at);
+        set.param_headers
+            .push(tool.tool.param_headers().unwrap_or_default());
         set.tools.push(Arc::new(tool));
-        set.rebuild();
+        set.changed();
         Ok(())
     }
 
     /// Adds a tool, or replaces the one with its name (keeping its place).
     pub(crate) fn replace(&self, tool: ToolDef<S>) {
         let mut set = self.write();
+        let headers = tool.tool.param_headers().unwrap_or_default();
         let tool = Arc::new(tool);
         match set.index.get(&tool.tool.name) {
-            Some(&i) => set.tools[i] = tool,
-            None => set.tools.push(tool),
+            Some(&i) => {
+                set.tools[i] = tool;
+                set.param_headers[i] = headers;
+            }
+            None => {
+                let at = set.tools.len();
+                set.index.insert(tool.tool.name.clone(), at);
+                set.tools.push(tool);
+                set.param_headers.push(headers);
+            }
         }
-        set.rebuild();
+        set.changed();
     }
 
     /// Adds a resource or template; refused if one has the same URI (template).
@@ -174,7 +201,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn set_inline_refs(&self, on: bool) {
         let mut set = self.write();
         set.inline_refs = on;
-        set.rebuild();
+        set.changed();
     }
 
     /// Removes a tool; false if there was none by that name.
@@ -184,7 +211,9 @@ impl<S: Send + Sync + 'static> Registry<S> {
             return false;
         };
         set.tools.remove(i);
-        set.rebuild();
+        set.param_headers.remove(i);
+        set.reindex();
+        set.changed();
         true
     }
 
@@ -255,12 +284,10 @@ impl<S: Send + Sync + 'static> Registry<S> {
         splice: impl FnOnce(Arc<RawValue>) -> bool,
     ) -> Result<Value, McpError> {
         let size = self.page_len();
-        let (page, raw) = {
-            let set = self.read();
-            match era {
-                Era::Modern => (set.modern_page.clone(), set.modern_raw.clone()),
-                Era::Legacy => (set.legacy_page.clone(), set.legacy_raw.clone()),
-            }
+        let lists = self.read().lists();
+        let (page, raw) = match era {
+            Era::Modern => (&lists.modern_page, lists.modern_raw.clone()),
+            Era::Legacy => (&lists.legacy_page, lists.legacy_raw.clone()),
         };
         if cursor.is_none() && size >= page.len() && splice(raw) {
             return Ok(Value::Object(serde_json::Map::new()));

@@ -1,7 +1,6 @@
 //! Who hears about changes: 2025 sessions (every list change; resource updates for the URIs a
 //! session subscribed to) and 2026 `subscriptions/listen` streams (what their filter asked for).
 
-use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::json;
@@ -26,8 +25,6 @@ const EVERY_LIST: [Event; 3] = [
 pub(crate) struct Subscribers {
     pub(crate) bus: BusCell,
     sessions: Mutex<Vec<Session>>,
-    /// 2025 `resources/subscribe`: session id -> URIs.
-    uris: Mutex<HashMap<String, HashSet<String>>>,
     /// The task delivering bus events to 2025 sessions (started with the first session).
     fanout: Mutex<Option<tokio::task::AbortHandle>>,
     /// Bumped to end every open listen stream gracefully.
@@ -52,7 +49,6 @@ impl Subscribers {
         Self {
             bus,
             sessions: Mutex::new(Vec::new()),
-            uris: Mutex::new(HashMap::new()),
             fanout: Mutex::new(None),
             closing: watch::channel(0).0,
         }
@@ -68,16 +64,6 @@ impl Subscribers {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(session.clone());
-        // A session rebuilt from a session store (another replica opened it) brings its URIs.
-        let uris = session.subscriptions();
-        if !uris.is_empty() {
-            self.uris
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(session.id().to_owned())
-                .or_default()
-                .extend(uris);
-        }
         self.start_fanout();
     }
 
@@ -89,32 +75,16 @@ impl Subscribers {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .retain(|s| s != session);
-        self.uris
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(session.id());
     }
 
+    /// The session's subscriptions are the one record of who hears `resources/updated` (a
+    /// session store carries them to other replicas, which then deliver them too).
     pub(crate) fn subscribe_uri(&self, session: &Session, uri: String) {
         session.set_subscribed(&uri, true);
-        self.uris
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(session.id().to_owned())
-            .or_default()
-            .insert(uri);
     }
 
     pub(crate) fn unsubscribe_uri(&self, session: &Session, uri: &str) {
         session.set_subscribed(uri, false);
-        if let Some(set) = self
-            .uris
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_mut(session.id())
-        {
-            set.remove(uri);
-        }
     }
 
     /// Ends every open `subscriptions/listen` stream with its final result.
@@ -149,13 +119,7 @@ impl Subscribers {
         for session in sessions {
             let params = match event {
                 Event::ResourceUpdated { uri } => {
-                    let subscribed = self
-                        .uris
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get(session.id())
-                        .is_some_and(|set| set.contains(uri));
-                    if !subscribed {
+                    if !session.is_subscribed(uri) {
                         continue;
                     }
                     json!({ "uri": uri })

@@ -80,6 +80,15 @@ pub struct HttpConfig {
     /// this process only (bounded by [`event_store_session_bytes`](Self::event_store_session_bytes)
     /// and [`event_store_total_bytes`](Self::event_store_total_bytes), which bound this
     /// replica's copy in any case).
+    ///
+    /// Events are written to the shared store in the background, in order, through a queue of
+    /// at most 1,024 writes and [`event_store_session_bytes`](Self::event_store_session_bytes)
+    /// per session. When the store falls that far behind (slow or unreachable), what does not
+    /// fit is dropped, with one warning each time a session's queue fills up: the stream that
+    /// lost an event is written no further and is marked finished there once what was queued
+    /// before is written, so a `Last-Event-ID` replay on another replica gets that stream's
+    /// start and then ends, never a stream with a gap passed off as whole. This replica's
+    /// own copy is not affected: a replay here gets every event it still holds.
     pub event_store: Option<std::sync::Arc<dyn super::EventStore>>,
     /// A comment line (`: keep-alive`) is written on every open SSE stream (2025 GET and POST
     /// streams, `Last-Event-ID` replays, 2026 answer and `subscriptions/listen` streams) after

@@ -10,7 +10,7 @@
 //! [`HttpConfig::event_store_session_bytes`]: super::HttpConfig::event_store_session_bytes
 //! [`HttpConfig::event_store_total_bytes`]: super::HttpConfig::event_store_total_bytes
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -69,11 +69,59 @@ enum MirrorOp {
     Finish(u64),
 }
 
+impl MirrorOp {
+    fn stream(&self) -> u64 {
+        match self {
+            Self::Open(s) | Self::Append(s, ..) | Self::Finish(s) => *s,
+        }
+    }
+
+    /// Bytes of event it holds.
+    fn size(&self) -> usize {
+        match self {
+            Self::Append(_, _, frame) => frame.len(),
+            _ => 0,
+        }
+    }
+}
+
+/// Writes one session may have queued for the shared event store (a slow or unreachable
+/// one) before further writes are dropped: 1,024 (and at most the session's event bytes).
+pub(crate) const MIRROR_QUEUE: usize = 1024;
+
+/// The writes of one session on their way to the shared store.
+struct Mirror {
+    queue: tokio::sync::mpsc::Sender<MirrorOp>,
+    state: Arc<Mutex<MirrorState>>,
+    /// Bytes of events the queue may hold.
+    max_bytes: usize,
+}
+
+/// What the queue to the shared store holds, and which streams lost a write to it.
+#[derive(Default)]
+struct MirrorState {
+    /// Writes queued so far.
+    sent: u64,
+    /// Bytes of events queued, not yet written.
+    bytes: usize,
+    /// Streams that lost a write: nothing more of them is queued, so the shared store holds
+    /// a gapless start of each.
+    lossy: HashSet<u64>,
+    /// Lossy streams to finish in the shared store once the writes queued before the loss
+    /// (the count of `sent` then) are done: a replay elsewhere ends after what was written
+    /// instead of passing over the gap.
+    to_finish: Vec<(u64, u64)>,
+    /// The queue is full (warned about once until a write is queued again).
+    full: bool,
+    /// Times the queue filled up.
+    overflows: u64,
+}
+
 /// Recent events of one session's streams, oldest dropped first.
 pub(crate) struct EventStore {
     /// Streams are named at random (unique across replicas) and each write is forwarded to
     /// the shared store; `None`: streams are counted from 1 and live here only.
-    mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorOp>>,
+    mirror: Option<Mirror>,
     /// Streams are named by the caller (random, unique across replicas): one not seen here is
     /// unknown rather than forgotten.
     named: bool,
@@ -110,6 +158,13 @@ impl EventStore {
 
     /// Like [`new`](Self::new), but streams get random names and every write is also sent,
     /// in order, to `shared` under `session` (the standalone stream `0` excepted).
+    ///
+    /// The writes wait in a queue of at most [`MIRROR_QUEUE`] writes and `session_bytes` of
+    /// events. When the shared store falls that far behind, a write that does not fit is
+    /// dropped (with one warning each time the queue fills up) and its stream is lossy: no
+    /// more of it is written, and once what was queued before is written the stream is
+    /// finished there, so a `Last-Event-ID` replay on another replica gets the stream's start
+    /// and ends rather than skip the lost events.
     pub(crate) fn mirrored(
         session_bytes: usize,
         total_bytes: usize,
@@ -117,24 +172,15 @@ impl EventStore {
         shared: Arc<dyn super::store::EventStore>,
         session: String,
     ) -> Self {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(async move {
-            while let Some(op) = rx.recv().await {
-                let done = match op {
-                    MirrorOp::Open(stream) => shared.open_stream(&session, stream).await,
-                    MirrorOp::Append(stream, seq, frame) => {
-                        let text = String::from_utf8_lossy(&frame);
-                        shared.append(&session, stream, seq, &text).await
-                    }
-                    MirrorOp::Finish(stream) => shared.finish(&session, stream).await,
-                };
-                if let Err(e) = done {
-                    tracing::warn!(error = %e, "an SSE event could not be written to the shared event store");
-                }
-            }
-        });
+        let (queue, rx) = tokio::sync::mpsc::channel(MIRROR_QUEUE);
+        let state = Arc::new(Mutex::new(MirrorState::default()));
+        tokio::spawn(write_mirror(shared, session, rx, state.clone()));
         let mut store = Self::new(session_bytes, total_bytes, total);
-        store.mirror = Some(tx);
+        store.mirror = Some(Mirror {
+            queue,
+            state,
+            max_bytes: session_bytes,
+        });
         store.named = true;
         store
     }
@@ -146,9 +192,52 @@ impl EventStore {
         store
     }
 
+    /// Queues `op` for the shared store, unless its stream is lossy or the queue is full (the
+    /// stream then becomes lossy).
     fn forward(&self, op: MirrorOp) {
-        if let Some(mirror) = &self.mirror {
-            let _ = mirror.send(op);
+        let Some(mirror) = &self.mirror else {
+            return;
+        };
+        let (stream, size) = (op.stream(), op.size());
+        let finish = matches!(op, MirrorOp::Finish(_));
+        let mut state = lock(&mirror.state);
+        if state.lossy.contains(&stream) {
+            if finish {
+                // Its finish is already due; nothing more of it will come.
+                state.lossy.remove(&stream);
+            }
+            return;
+        }
+        let room = state.bytes == 0 || state.bytes + size <= mirror.max_bytes;
+        let queued = if room {
+            mirror.queue.try_send(op)
+        } else {
+            Err(tokio::sync::mpsc::error::TrySendError::Full(op))
+        };
+        match queued {
+            Ok(()) => {
+                state.sent += 1;
+                state.bytes += size;
+                state.full = false;
+            }
+            Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
+                if !state.full {
+                    state.full = true;
+                    state.overflows += 1;
+                    tracing::warn!(
+                        queued = MIRROR_QUEUE,
+                        "the shared event store is not keeping up: SSE events are dropped from \
+                         its queue, and the streams that lost one end early when resumed on \
+                         another replica"
+                    );
+                }
+                if !finish {
+                    state.lossy.insert(stream);
+                }
+                let sent = state.sent;
+                state.to_finish.push((stream, sent));
+            }
+            Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => {}
         }
     }
 
@@ -323,6 +412,47 @@ impl EventStore {
     }
 }
 
+/// Writes the queued ops of `session` to `shared`, in order, and finishes each lossy stream
+/// there once what was queued before its loss is written.
+async fn write_mirror(
+    shared: Arc<dyn super::store::EventStore>,
+    session: String,
+    mut rx: tokio::sync::mpsc::Receiver<MirrorOp>,
+    state: Arc<Mutex<MirrorState>>,
+) {
+    let mut done: u64 = 0;
+    while let Some(op) = rx.recv().await {
+        let size = op.size();
+        let written = match op {
+            MirrorOp::Open(stream) => shared.open_stream(&session, stream).await,
+            MirrorOp::Append(stream, seq, frame) => {
+                let text = String::from_utf8_lossy(&frame);
+                shared.append(&session, stream, seq, &text).await
+            }
+            MirrorOp::Finish(stream) => shared.finish(&session, stream).await,
+        };
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "an SSE event could not be written to the shared event store");
+        }
+        done += 1;
+        let due: Vec<u64> = {
+            let mut state = lock(&state);
+            state.bytes -= size;
+            let (due, later) = state
+                .to_finish
+                .drain(..)
+                .partition(|(_, after)| *after <= done);
+            state.to_finish = later;
+            due.into_iter().map(|(stream, _)| stream).collect()
+        };
+        for stream in due {
+            if let Err(e) = shared.finish(&session, stream).await {
+                tracing::warn!(error = %e, "a lossy stream could not be ended in the shared event store");
+            }
+        }
+    }
+}
+
 impl Drop for EventStore {
     fn drop(&mut self) {
         let held = lock(&self.inner).bytes;
@@ -363,6 +493,7 @@ pub(crate) fn parse_id(id: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::sync::Semaphore;
 
     #[test]
     fn bytes_are_bounded_per_session_and_in_total_and_drops_are_reported() {
@@ -388,5 +519,163 @@ mod tests {
         drop(a);
         drop(b);
         assert_eq!(total.load(Ordering::Relaxed), 0);
+    }
+
+    /// A shared store that writes nothing until opened, then records every write in order.
+    #[derive(Debug)]
+    struct Stalled {
+        open: Semaphore,
+        writes: Mutex<Vec<String>>,
+    }
+
+    impl Default for Stalled {
+        fn default() -> Self {
+            Self {
+                open: Semaphore::new(0),
+                writes: Mutex::default(),
+            }
+        }
+    }
+
+    impl Stalled {
+        fn write(&self, what: String) -> super::super::store::StoreFuture<'_, ()> {
+            Box::pin(async move {
+                let _ = self.open.acquire().await;
+                lock(&self.writes).push(what);
+                Ok(())
+            })
+        }
+
+        fn writes(&self) -> Vec<String> {
+            lock(&self.writes).clone()
+        }
+
+        /// The writes once `last` is among them (5 s at most).
+        async fn writes_through(&self, last: &str) -> Vec<String> {
+            for _ in 0..500 {
+                if self.writes().iter().any(|w| w == last) {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            self.writes()
+        }
+    }
+
+    impl super::super::store::EventStore for Stalled {
+        fn open_stream<'a>(
+            &'a self,
+            _: &'a str,
+            stream: u64,
+        ) -> super::super::store::StoreFuture<'a, ()> {
+            self.write(format!("open {stream}"))
+        }
+        fn append<'a>(
+            &'a self,
+            _: &'a str,
+            stream: u64,
+            seq: u64,
+            _: &'a str,
+        ) -> super::super::store::StoreFuture<'a, ()> {
+            self.write(format!("append {stream} {seq}"))
+        }
+        fn finish<'a>(
+            &'a self,
+            _: &'a str,
+            stream: u64,
+        ) -> super::super::store::StoreFuture<'a, ()> {
+            self.write(format!("finish {stream}"))
+        }
+        fn read<'a>(
+            &'a self,
+            _: &'a str,
+            _: u64,
+            _: u64,
+        ) -> super::super::store::StoreFuture<'a, super::super::store::Replay> {
+            Box::pin(std::future::ready(Ok(super::super::store::Replay::Unknown)))
+        }
+        fn remove<'a>(&'a self, _: &'a str) -> super::super::store::StoreFuture<'a, ()> {
+            Box::pin(std::future::ready(Ok(())))
+        }
+    }
+
+    fn overflows(store: &EventStore) -> u64 {
+        store
+            .mirror
+            .as_ref()
+            .map_or(0, |m| lock(&m.state).overflows)
+    }
+
+    #[tokio::test]
+    async fn a_stalled_shared_store_gets_a_bounded_queue_and_lossy_streams_end_early() {
+        let shared = Arc::new(Stalled::default());
+        let total = Arc::new(AtomicUsize::new(0));
+        let store = EventStore::mirrored(1 << 30, 1 << 30, total, shared.clone(), "s".into());
+        let s = store.open_stream();
+        for seq in 1..=3000 {
+            store.push(s, seq, "{}");
+        }
+        store.finish(s);
+        // Bounded: the writes past the queue were dropped, with one warning.
+        {
+            let Some(mirror) = &store.mirror else {
+                panic!("mirrored");
+            };
+            let state = lock(&mirror.state);
+            assert!(
+                state.sent <= MIRROR_QUEUE as u64 + 1,
+                "{} queued",
+                state.sent
+            );
+            assert!(state.lossy.is_empty(), "its local finish came");
+        }
+        assert_eq!(overflows(&store), 1);
+        // This replica's copy keeps its own bounds (its latest events), whatever the queue.
+        assert_eq!(store.resume(s, 2990), Resume::Ready);
+
+        shared.open.add_permits(Semaphore::MAX_PERMITS);
+        let writes = shared.writes_through(&format!("finish {s}")).await;
+        // The shared store got a gapless start of the stream, then its end, nothing after.
+        assert_eq!(writes[0], format!("open {s}"));
+        let appended = writes.len() - 2;
+        assert!((1000..3000).contains(&appended), "{appended} appended");
+        for (i, write) in writes[1..=appended].iter().enumerate() {
+            assert_eq!(*write, format!("append {s} {}", i + 1));
+        }
+        assert_eq!(writes.last(), Some(&format!("finish {s}")));
+
+        // With the queue drained, a new stream is written whole; no new warning.
+        let t = store.open_stream();
+        for seq in 1..=5 {
+            store.push(t, seq, "{}");
+        }
+        store.finish(t);
+        let writes = shared.writes_through(&format!("finish {t}")).await;
+        let tail: Vec<String> = writes[appended + 2..].to_vec();
+        let mut want = vec![format!("open {t}")];
+        want.extend((1..=5).map(|n| format!("append {t} {n}")));
+        want.push(format!("finish {t}"));
+        assert_eq!(tail, want);
+        assert_eq!(overflows(&store), 1);
+    }
+
+    #[tokio::test]
+    async fn the_queue_to_the_shared_store_is_bounded_in_bytes_too() {
+        let shared = Arc::new(Stalled::default());
+        let total = Arc::new(AtomicUsize::new(0));
+        let store = EventStore::mirrored(1000, 1 << 30, total, shared.clone(), "s".into());
+        let s = store.open_stream();
+        for seq in 1..=50 {
+            store.push(s, seq, &"x".repeat(100));
+        }
+        if let Some(mirror) = &store.mirror {
+            assert!(lock(&mirror.state).bytes <= 1000);
+        }
+        shared.open.add_permits(Semaphore::MAX_PERMITS);
+        // Not finished here: the mirror ends the lossy stream itself.
+        let writes = shared.writes_through(&format!("finish {s}")).await;
+        let appended = writes.len() - 2;
+        assert!((1..50).contains(&appended), "{appended} appended");
+        assert_eq!(writes.last(), Some(&format!("finish {s}")));
     }
 }

@@ -47,6 +47,14 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return 1
 ";
 
+/// Sets one field of a session's stream hash (`s:<stream>` opened, `f:<stream>` finished) and
+/// its expiry, in one step: a key is never left without a TTL. KEYS: hash. ARGV: field, ttl ms.
+const MARK: &str = r"
+redis.call('HSET', KEYS[1], ARGV[1], '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+";
+
 /// Up to a batch of events of a stream after a sequence number: `{'unknown'}`, `{'gone'}`, or
 /// `{'events', finished, seq, frame, seq, frame, ...}`.
 /// KEYS: list, hash. ARGV: stream, seq, batch.
@@ -252,6 +260,14 @@ impl RedisStore {
         )))
     }
 
+    /// Sets `field` in the stream hash of `session`, with the events' expiry ([`MARK`]).
+    async fn mark(&self, session: &str, field: String) -> Result<(), McpError> {
+        let streams = self.key("streams", session);
+        self.eval(MARK, &[&streams], &[&field, &ms(self.event_ttl)])
+            .await?;
+        Ok(())
+    }
+
     async fn eval(&self, script: &str, keys: &[&str], args: &[&str]) -> Result<Frame, McpError> {
         let count = keys.len().to_string();
         let mut all: Vec<&[u8]> = vec![b"EVAL", script.as_bytes(), count.as_bytes()];
@@ -354,16 +370,7 @@ impl SessionStore for RedisStore {
 
 impl EventStore for RedisStore {
     fn open_stream<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let streams = self.key("streams", session);
-            let field = format!("s:{stream}");
-            self.call(&[b"HSET", streams.as_bytes(), field.as_bytes(), b"1"])
-                .await?;
-            let ttl = ms(self.event_ttl);
-            self.call(&[b"PEXPIRE", streams.as_bytes(), ttl.as_bytes()])
-                .await?;
-            Ok(())
-        })
+        Box::pin(self.mark(session, format!("s:{stream}")))
     }
 
     fn append<'a>(
@@ -391,13 +398,7 @@ impl EventStore for RedisStore {
     }
 
     fn finish<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let streams = self.key("streams", session);
-            let field = format!("f:{stream}");
-            self.call(&[b"HSET", streams.as_bytes(), field.as_bytes(), b"1"])
-                .await?;
-            Ok(())
-        })
+        Box::pin(self.mark(session, format!("f:{stream}")))
     }
 
     fn read<'a>(&'a self, session: &'a str, stream: u64, seq: u64) -> StoreFuture<'a, Replay> {

@@ -1,7 +1,7 @@
 //! The 2025-11-25 sessions of the HTTP endpoint: the map from `Mcp-Session-Id` to session, each
 //! client's share of them, ownership by principal, idle expiry.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -57,6 +57,60 @@ impl HttpSession {
             client: self.client.clone(),
             created_at_ms: self.created_ms,
         })
+    }
+
+    /// Takes what another replica changed in the session since this one last saw its record
+    /// (`current`, just read from the store): per field, a change made here since then (not
+    /// yet saved) wins, else the store's value is taken; subscriptions merge URI by URI;
+    /// readiness only ever turns on. `current` becomes what this replica last saw, so its
+    /// next save writes only the changes made here.
+    pub(super) fn refresh(&self, current: SessionRecord) {
+        let mut saved = lock(&self.saved);
+        if saved.as_ref() == Some(&current) {
+            return;
+        }
+        let s = &self.session;
+        let (level, subscriptions) = match saved.as_ref() {
+            None => (current.log_level, current.subscriptions.clone()),
+            Some(seen) => {
+                let local = s.log_level();
+                let level = if local != seen.log_level {
+                    local
+                } else {
+                    current.log_level
+                };
+                let mine: BTreeSet<String> = s.subscriptions().into_iter().collect();
+                let uris: BTreeSet<&String> = mine
+                    .iter()
+                    .chain(&seen.subscriptions)
+                    .chain(&current.subscriptions)
+                    .collect();
+                let subscriptions = uris
+                    .into_iter()
+                    .filter(|uri| {
+                        let here = mine.contains(*uri);
+                        if here != seen.subscriptions.contains(uri) {
+                            here
+                        } else {
+                            current.subscriptions.contains(uri)
+                        }
+                    })
+                    .cloned()
+                    .collect();
+                (level, subscriptions)
+            }
+        };
+        // The session's set is what decides who hears `resources/updated`
+        // (server/subscriptions.rs), so URIs merged here are delivered here from now on.
+        s.restore(
+            current.protocol_version.as_str().into(),
+            s.client_info(),
+            s.client_capabilities(),
+            level,
+            subscriptions,
+            s.client_ready() || current.client_ready,
+        );
+        *saved = Some(current);
     }
 }
 
@@ -169,8 +223,9 @@ impl<S: Send + Sync + 'static> Shared<S> {
     ///
     /// With a [`session_store`](HttpConfig::session_store) the store decides: every lookup
     /// asks it (and so keeps the session alive on every replica); a session it no longer has
-    /// (deleted or expired through another replica) is dropped here too, and one this replica
-    /// does not hold yet is rebuilt from its record. Fails only when the store does.
+    /// (deleted or expired through another replica) is dropped here too, one this replica
+    /// does not hold yet is rebuilt from its record, and one it holds takes what other
+    /// replicas changed since ([`HttpSession::refresh`]). Fails only when the store does.
     pub(super) async fn get(
         &self,
         id: &str,
@@ -191,9 +246,14 @@ impl<S: Send + Sync + 'static> Shared<S> {
                         }
                         None
                     }
-                    Some(_) if local.is_some() => local,
-                    Some(record) if record.owner != caller => None,
-                    Some(record) => Some(self.rebuild(record)),
+                    Some(record) => match local {
+                        Some(local) => {
+                            local.refresh(record);
+                            Some(local)
+                        }
+                        None if record.owner != caller => None,
+                        None => Some(self.rebuild(record)),
+                    },
                 }
             }
         };
@@ -248,21 +308,37 @@ impl<S: Send + Sync + 'static> Shared<S> {
         session
     }
 
-    /// Writes the session to the store when it changed since last written (log level,
-    /// subscriptions, `notifications/initialized`).
+    /// Writes the session to the store when it changed here since last written or read (log
+    /// level, subscriptions, `notifications/initialized`). A session already in the store is
+    /// read first and takes what other replicas changed meanwhile
+    /// ([`HttpSession::refresh`]), so that writing it does not undo their changes; one the
+    /// store no longer has (deleted or expired through another replica) is not brought back.
     pub(super) async fn save(&self, session: &HttpSession) -> Result<(), McpError> {
         let Some(store) = &self.config.session_store else {
             return Ok(());
         };
-        let Some(record) = session.record() else {
+        let Some(mut record) = session.record() else {
             return Ok(());
         };
-        if lock(&session.saved).as_ref() == Some(&record) {
+        let seen = lock(&session.saved).clone();
+        if seen.as_ref() == Some(&record) {
             return Ok(());
         }
-        store
-            .save(&record, self.config.session_idle_timeout)
-            .await?;
+        let idle = self.config.session_idle_timeout;
+        if seen.is_some() {
+            let Some(current) = store.load(&record.id, idle).await? else {
+                return Ok(());
+            };
+            session.refresh(current);
+            match session.record() {
+                Some(merged) => record = merged,
+                None => return Ok(()),
+            }
+            if lock(&session.saved).as_ref() == Some(&record) {
+                return Ok(());
+            }
+        }
+        store.save(&record, idle).await?;
         *lock(&session.saved) = Some(record);
         Ok(())
     }
@@ -446,4 +522,59 @@ pub(super) fn reserve<'a, S: Send + Sync + 'static>(
         client,
         kept: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::lowlevel::Server;
+    use crate::transport::http::store::{now_ms, SessionStore};
+    use crate::transport::http::MemorySessionStore;
+    use crate::types::{ClientCapabilities, LoggingLevel};
+
+    const IDLE: Duration = Duration::from_secs(60);
+
+    #[tokio::test]
+    async fn a_save_keeps_what_another_replica_changed_meanwhile_and_revives_nothing() {
+        let store = MemorySessionStore::default();
+        let running = RunningServer::start(Server::new("b")).await.unwrap();
+        let b = Shared::new(running, HttpConfig::default().session_store(store.clone()));
+        let opened = SessionRecord {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            protocol_version: "2025-11-25".into(),
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            log_level: None,
+            subscriptions: vec!["file:///a".into()],
+            client_ready: true,
+            owner: None,
+            client: None,
+            created_at_ms: now_ms(),
+        };
+        store.save(&opened, IDLE).await.unwrap();
+        let held = b.rebuild(opened.clone());
+
+        // While a request on B subscribes to /b, A sets the level and drops /a.
+        held.session.set_subscribed("file:///b", true);
+        let theirs = SessionRecord {
+            log_level: Some(LoggingLevel::Warning),
+            subscriptions: Vec::new(),
+            ..opened.clone()
+        };
+        store.save(&theirs, IDLE).await.unwrap();
+        b.save(&held).await.unwrap();
+        let stored = store.load(&opened.id, IDLE).await.unwrap().unwrap();
+        assert_eq!(stored.log_level, Some(LoggingLevel::Warning));
+        assert_eq!(stored.subscriptions, vec!["file:///b".to_owned()]);
+        assert_eq!(held.session.log_level(), Some(LoggingLevel::Warning));
+        assert_eq!(held.session.subscriptions(), vec!["file:///b".to_owned()]);
+
+        // Deleted through A: a later change on B does not bring it back.
+        assert!(store.remove(&opened.id).await.unwrap());
+        held.session.set_log_level(LoggingLevel::Error);
+        b.save(&held).await.unwrap();
+        assert_eq!(store.load(&opened.id, IDLE).await.unwrap(), None);
+    }
 }

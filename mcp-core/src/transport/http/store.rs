@@ -87,6 +87,15 @@ pub(crate) fn now_ms() -> u64 {
 /// `None` for it on every replica. Each method may fail (the backend is unreachable); the
 /// endpoint then answers that request with an error instead of guessing.
 ///
+/// Every replica holding a session reads its record on each request and takes what other
+/// replicas changed (log level, subscriptions, readiness) before serving it, and reads it
+/// again before writing a change of its own, so changes made one after the other on different
+/// replicas all survive, and two made at once to different fields (a log level here, a
+/// subscription there) too. What stays: two replicas changing the same field of one session
+/// at once (the same level, the same URI), or both writing at the same instant (between one's
+/// read and its write): the last writer wins. A change is written before its answer is
+/// sent, so a client that waits for each answer before its next change never meets this.
+///
 /// [`HttpConfig::session_idle_timeout`]: super::HttpConfig::session_idle_timeout
 pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
     /// Stores `record` (new, or changed: log level, subscriptions), to expire after `idle`
