@@ -73,7 +73,7 @@ where
 struct Conn<S> {
     server: Arc<RunningServer<S>>,
     session: Session,
-    sink: mpsc::Sender<String>,
+    sink: crate::lowlevel::Sink,
     /// The requests running, tagged `true` when long-lived (`subscriptions/listen`).
     in_flight: RunningRequests<bool>,
     surface_internal: bool,
@@ -330,7 +330,10 @@ impl<S: Send + Sync + 'static> Conn<S> {
 
     async fn send(&self, line: String) {
         // The writer only stops when the connection ends; a failed send means the peer is gone.
-        let _ = self.sink.send(line).await;
+        let _ = self
+            .sink
+            .send(crate::lowlevel::Outbound::Message(line))
+            .await;
     }
 
     /// Handles what needs no slot (errors, responses, cancellations) and returns the rest.
@@ -456,7 +459,7 @@ struct WriteLimits {
 /// `limits.max_bytes` bytes (`room` says `true` when it is full, for the reader to stop
 /// reading). A write that makes no progress for `limits.timeout` fails with `TimedOut`.
 async fn write_lines<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::Receiver<String>,
+    mut rx: crate::lowlevel::Outbox,
     writer: W,
     mut stop: oneshot::Receiver<()>,
     limits: WriteLimits,
@@ -464,7 +467,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     // The clock runs only while a write is pending: a peer that keeps up costs no timer work.
     let mut writer = WriteTimeout::new(writer, limits.timeout);
-    let mut queue = Outbox::default();
+    let mut queue = WriteQueue::default();
     let mut batch: Vec<u8> = Vec::with_capacity(WRITE_BATCH);
     let mut written = 0;
     let mut unflushed = false;
@@ -560,23 +563,23 @@ async fn write_or_flush<W: AsyncWrite + Unpin>(
 
 /// The writer's queue of whole messages, with their size in bytes (newlines included).
 #[derive(Default)]
-struct Outbox {
+struct WriteQueue {
     lines: VecDeque<String>,
     bytes: usize,
 }
 
-impl Outbox {
-    /// Queues one message; the empty "close the stream" marker of
-    /// `RequestContext::close_stream` means nothing on a byte stream and is skipped.
-    fn push(&mut self, line: String) {
-        if !line.is_empty() {
+impl WriteQueue {
+    /// Queues one message; [`Outbound::Close`](crate::lowlevel::Outbound::Close) (from
+    /// `RequestContext::close_stream`) means nothing on a byte stream and is skipped.
+    fn push(&mut self, item: crate::lowlevel::Outbound) {
+        if let Some(line) = item.into_message() {
             self.bytes += line.len() + 1;
             self.lines.push_back(line);
         }
     }
 
     /// Takes what is already waiting in `rx`, while under `max` bytes.
-    fn take(&mut self, rx: &mut mpsc::Receiver<String>, max: usize) {
+    fn take(&mut self, rx: &mut crate::lowlevel::Outbox, max: usize) {
         while self.bytes < max {
             match rx.try_recv() {
                 Ok(line) => self.push(line),

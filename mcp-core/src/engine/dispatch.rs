@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use tracing::Instrument as _;
 
@@ -29,7 +28,7 @@ use crate::types::{
 pub(crate) struct Origin<'a, S> {
     pub(crate) server: &'a Arc<RunningServer<S>>,
     pub(crate) session: &'a Session,
-    pub(crate) sink: &'a mpsc::Sender<String>,
+    pub(crate) sink: &'a crate::lowlevel::Sink,
     pub(crate) surface_internal: bool,
     /// The HTTP request the message arrived in.
     pub(crate) http: Option<Arc<crate::lowlevel::HttpRequest>>,

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
 use super::session::Session;
 use crate::engine::RunningServer;
@@ -29,7 +28,7 @@ pub(crate) struct CallInfo<S> {
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) session: Session,
     pub(crate) server: Arc<RunningServer<S>>,
-    pub(crate) sink: mpsc::Sender<String>,
+    pub(crate) sink: super::Sink,
     /// The HTTP request the message arrived in (`None` on stdio and in memory).
     pub(crate) http: Option<Arc<super::HttpRequest>>,
     /// A 2026 retry's answers and state (set just before the handler runs).
@@ -77,7 +76,7 @@ impl<S> CallInfo<S> {
         }
         let line = jsonrpc::encode_notification(method, Some(&params));
         self.sink
-            .send(line)
+            .send(super::Outbound::Message(line))
             .await
             .map_err(|_| McpError::internal("the client is gone"))
     }
@@ -259,8 +258,7 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         if self.info.cancel.is_fired() {
             return;
         }
-        // An empty line is the transport's "close" marker; no transport writes it.
-        let _ = self.info.sink.send(String::new()).await;
+        let _ = self.info.sink.send(super::Outbound::Close).await;
     }
 
     /// Reads one of this server's own resources through its `resources/read` handler (whatever

@@ -12,6 +12,7 @@ mod handler;
 mod http_request;
 mod lifespan;
 mod middleware;
+mod outbound;
 mod params;
 mod progress;
 mod scopes;
@@ -29,6 +30,7 @@ pub use http_request::HttpRequest;
 #[cfg(not(feature = "http"))]
 pub(crate) use http_request::HttpRequest;
 pub use middleware::{Incoming, Middleware, Next};
+pub(crate) use outbound::{Outbound, Outbox, Sink};
 pub use params::Params;
 #[cfg(feature = "http")]
 pub(crate) use params::{peek, Peeked};

@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
 
 use crate::era::Era;
 use crate::error::McpError;
@@ -32,7 +31,7 @@ pub struct Session {
 
 struct SessionInner {
     id: Arc<str>,
-    outbound: mpsc::Sender<String>,
+    outbound: super::Sink,
     state: Mutex<SessionState>,
     closed: AtomicBool,
     connected: AtomicBool,
@@ -73,12 +72,12 @@ impl PartialEq for Session {
 impl Eq for Session {}
 
 impl Session {
-    pub(crate) fn new(kind: &str, outbound: mpsc::Sender<String>) -> Self {
+    pub(crate) fn new(kind: &str, outbound: super::Sink) -> Self {
         let n = NEXT_SESSION.fetch_add(1, Ordering::Relaxed);
         Self::with_id(format!("{kind}-{n}").into(), outbound)
     }
 
-    pub(crate) fn with_id(id: Arc<str>, outbound: mpsc::Sender<String>) -> Self {
+    pub(crate) fn with_id(id: Arc<str>, outbound: super::Sink) -> Self {
         Self {
             inner: Arc::new(SessionInner {
                 id,
@@ -239,14 +238,14 @@ impl Session {
         let line = jsonrpc::encode_notification(method, Some(&params));
         self.inner
             .outbound
-            .send(line)
+            .send(super::Outbound::Message(line))
             .await
             .map_err(|_| McpError::internal("the session is closed"))
     }
 
     /// The session-level stream (stdio: the connection; HTTP 2025: the standalone GET stream).
     #[cfg(feature = "http")]
-    pub(crate) fn outbound_sender(&self) -> mpsc::Sender<String> {
+    pub(crate) fn outbound_sender(&self) -> super::Sink {
         self.inner.outbound.clone()
     }
 
@@ -257,7 +256,10 @@ impl Session {
             return false;
         }
         let line = jsonrpc::encode_notification(method, Some(&params));
-        self.inner.outbound.try_send(line).is_ok()
+        self.inner
+            .outbound
+            .try_send(super::Outbound::Message(line))
+            .is_ok()
     }
 
     /// Sends a request to the client and waits for its answer (2025 server-to-client requests:
@@ -277,7 +279,7 @@ impl Session {
     /// client's answer, which arrives through [`resolve`](Self::resolve).
     pub(crate) async fn request_via<P: Serialize, R: serde::de::DeserializeOwned>(
         &self,
-        stream: &mpsc::Sender<String>,
+        stream: &super::Sink,
         method: &str,
         params: P,
     ) -> Result<R, McpError> {
@@ -288,7 +290,7 @@ impl Session {
         // Forgotten however the wait ends (answer, cancellation, timeout).
         let mut waiting = self.inner.pending.register()?;
         let line = jsonrpc::encode_request(waiting.id(), method, Some(&params));
-        if stream.send(line).await.is_err() {
+        if stream.send(super::Outbound::Message(line)).await.is_err() {
             return Err(McpError::internal("the session is closed"));
         }
         let raw = waiting.wait().await?;

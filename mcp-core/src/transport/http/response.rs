@@ -19,6 +19,7 @@ use super::events::{self, EventStore};
 use super::keep_alive::KeepAlive;
 use crate::error::McpError;
 use crate::jsonrpc;
+use crate::lowlevel::Outbound;
 
 /// Messages a request's handler may queue before it waits (each as large as the handler makes
 /// it); what goes to the client past them is bounded in bytes ([`HttpConfig::stream_buffer_bytes`]).
@@ -114,7 +115,7 @@ pub(crate) async fn run<F, Fut>(
     start: F,
 ) -> Response
 where
-    F: FnOnce(mpsc::Sender<String>) -> Fut,
+    F: FnOnce(crate::lowlevel::Sink) -> Fut,
     Fut: Future<Output = String> + Send + 'static,
 {
     let timeout = answering.timeout;
@@ -148,20 +149,20 @@ where
     }
     let abort = AbortOnDrop(handle.abort_handle());
     let stream = |first: String, rx, handle, final_line| SseStream {
-        pending_first: Some(first).filter(|f| !f.is_empty()),
+        pending_first: Some(first),
         rx,
         handle,
         final_line,
         _abort: abort,
         done: false,
     };
-    // `close_stream` markers mean nothing on the 2026 wire: skip them.
+    // `close_stream` means nothing on the 2026 wire: skip it.
     let first = loop {
         tokio::select! {
             biased;
             first = rx.recv() => match first {
-                Some(f) if f.is_empty() => continue,
-                other => break Ok(other),
+                Some(Outbound::Close) => continue,
+                other => break Ok(other.and_then(Outbound::into_message)),
             },
             line = &mut handle => break Err(line),
         }
@@ -187,13 +188,13 @@ where
 
 /// The answer as JSON for a client that takes no event stream: what the handler sends before
 /// it is dropped (logged), the final line is the body.
-async fn json_only(mut rx: mpsc::Receiver<String>, mut handle: JoinHandle<String>) -> Response {
+async fn json_only(mut rx: crate::lowlevel::Outbox, mut handle: JoinHandle<String>) -> Response {
     let mut dropped = 0usize;
     let result = loop {
         tokio::select! {
             biased;
             message = rx.recv() => match message {
-                Some(line) => dropped += usize::from(!line.is_empty()),
+                Some(item) => dropped += usize::from(item != Outbound::Close),
                 None => break (&mut handle).await,
             },
             result = &mut handle => break result,
@@ -213,10 +214,10 @@ async fn json_only(mut rx: mpsc::Receiver<String>, mut handle: JoinHandle<String
     }
 }
 
-/// The next queued message that is not a `close_stream` marker.
-fn next_message(rx: &mut mpsc::Receiver<String>) -> Option<String> {
-    while let Ok(line) = rx.try_recv() {
-        if !line.is_empty() {
+/// The next queued message (a `close_stream` skipped).
+fn next_message(rx: &mut crate::lowlevel::Outbox) -> Option<String> {
+    while let Ok(item) = rx.try_recv() {
+        if let Outbound::Message(line) = item {
             return Some(line);
         }
     }
@@ -228,7 +229,7 @@ fn next_message(rx: &mut mpsc::Receiver<String>) -> Option<String> {
 /// cancel the request: its answer waits in the store for a `GET` with `Last-Event-ID`.
 async fn resumable_answer(
     store: Arc<EventStore>,
-    mut rx: mpsc::Receiver<String>,
+    mut rx: crate::lowlevel::Outbox,
     mut handle: JoinHandle<String>,
     answering: Answering,
 ) -> Response {
@@ -315,8 +316,8 @@ impl futures_core::Stream for BoundedBody {
 
 fn resumable_sse(
     store: Arc<EventStore>,
-    first: String,
-    mut rx: mpsc::Receiver<String>,
+    first: Outbound,
+    mut rx: crate::lowlevel::Outbox,
     mut handle: Option<JoinHandle<String>>,
     mut final_line: Option<String>,
     answering: Answering,
@@ -344,12 +345,13 @@ fn resumable_sse(
         body = send(&mut body, events::priming(stream)).await;
         let mut pending = vec![first];
         loop {
-            for line in pending.drain(..) {
-                if line.is_empty() {
-                    body = None;
-                } else {
-                    let frame = emit(line);
-                    body = send(&mut body, frame).await;
+            for item in pending.drain(..) {
+                match item {
+                    Outbound::Close => body = None,
+                    Outbound::Message(line) => {
+                        let frame = emit(line);
+                        body = send(&mut body, frame).await;
+                    }
                 }
             }
             let Some(task) = handle.as_mut() else { break };
@@ -362,8 +364,8 @@ fn resumable_sse(
                 }
             }
         }
-        while let Ok(line) = rx.try_recv() {
-            if !line.is_empty() {
+        while let Ok(item) = rx.try_recv() {
+            if let Outbound::Message(line) = item {
                 let frame = emit(line);
                 body = send(&mut body, frame).await;
             }
@@ -438,7 +440,7 @@ impl Drop for AbortOnDrop {
 /// takes the previous frame.
 struct SseStream {
     pending_first: Option<String>,
-    rx: mpsc::Receiver<String>,
+    rx: crate::lowlevel::Outbox,
     handle: Option<JoinHandle<String>>,
     final_line: Option<String>,
     _abort: AbortOnDrop,
@@ -459,8 +461,8 @@ impl futures_core::Stream for SseStream {
         if let Some(first) = self.pending_first.take() {
             return Poll::Ready(Some(Ok(event(&first))));
         }
-        while let Poll::Ready(Some(line)) = self.rx.poll_recv(cx) {
-            if !line.is_empty() {
+        while let Poll::Ready(Some(item)) = self.rx.poll_recv(cx) {
+            if let Outbound::Message(line) = item {
                 return Poll::Ready(Some(Ok(event(&line))));
             }
         }
@@ -474,8 +476,8 @@ impl futures_core::Stream for SseStream {
             }
         }
         // The request is over: what is still queued, then its answer.
-        while let Ok(line) = self.rx.try_recv() {
-            if !line.is_empty() {
+        while let Ok(item) = self.rx.try_recv() {
+            if let Outbound::Message(line) = item {
                 return Poll::Ready(Some(Ok(event(&line))));
             }
         }

@@ -24,7 +24,7 @@ pub(crate) struct HttpSession {
     pub(super) session: Session,
     pub(super) store: Arc<EventStore>,
     pub(super) standalone_seq: std::sync::atomic::AtomicU64,
-    pub(super) standalone: Mutex<Option<mpsc::Receiver<String>>>,
+    pub(super) standalone: Mutex<Option<crate::lowlevel::Outbox>>,
     pub(super) last_seen: Mutex<Instant>,
     pub(super) in_flight: RunningRequests,
     /// Ids of the requests running (or about to), so a second request with one is refused.
@@ -366,8 +366,11 @@ impl<S: Send + Sync + 'static> Shared<S> {
         if cancel {
             session.in_flight.cancel_where(|_| true);
         }
-        // The empty marker ends an open standalone GET stream.
-        let _ = session.session.outbound_sender().try_send(String::new());
+        // Ends an open standalone GET stream.
+        let _ = session
+            .session
+            .outbound_sender()
+            .try_send(crate::lowlevel::Outbound::Close);
         session.session.mark_closed();
         if session.session.was_connected() {
             run_hooks(&self.server.server.on_close, &session.session);

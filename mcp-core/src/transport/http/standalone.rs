@@ -109,7 +109,7 @@ pub(crate) async fn get_stream<S: Send + Sync + 'static>(
 /// The session's standalone stream: a priming event, then every session-level message, each
 /// with an id kept in the event store.
 struct StandaloneStream {
-    rx: Option<mpsc::Receiver<String>>,
+    rx: Option<crate::lowlevel::Outbox>,
     session: Arc<HttpSession>,
     primed: bool,
 }
@@ -142,13 +142,14 @@ impl futures_core::Stream for StandaloneStream {
         };
         match rx.poll_recv(cx) {
             std::task::Poll::Pending => std::task::Poll::Pending,
-            // The session ended (the empty marker) or its sender is gone.
+            // Its sender is gone.
             std::task::Poll::Ready(None) => std::task::Poll::Ready(None),
-            std::task::Poll::Ready(Some(line)) if line.is_empty() => {
+            // The session ended.
+            std::task::Poll::Ready(Some(crate::lowlevel::Outbound::Close)) => {
                 self.rx = None;
                 std::task::Poll::Ready(None)
             }
-            std::task::Poll::Ready(Some(line)) => {
+            std::task::Poll::Ready(Some(crate::lowlevel::Outbound::Message(line))) => {
                 let seq = self
                     .session
                     .standalone_seq
