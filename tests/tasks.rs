@@ -383,30 +383,46 @@ fn record(id: &str, ttl_ms: u64) -> TaskRecord {
     .unwrap()
 }
 
-/// Of two writers that read the same version, the first wins and the second is told so;
-/// the winner's record carries the next version.
+/// Of two writers that read the same version, the first wins and the second is told so; a
+/// retried write (its reply lost) recognises itself.
 async fn compare_and_set(store: &dyn TaskStore, id: &str) {
     store.create(record(id, 60_000)).await.unwrap();
     let read = store.get(id).await.unwrap().unwrap();
-    assert_eq!(read.version, 0);
-    let (mut cancel, mut finish) = (read.clone(), read);
+    let (mut cancel, mut finish) = (read.clone(), read.clone());
     cancel.status = TaskStatus::Cancelled;
+    cancel.version = 11;
     finish.status = TaskStatus::Completed;
-    assert!(store.replace(cancel).await.unwrap());
-    assert!(!store.replace(finish).await.unwrap(), "a stale write lost");
+    finish.version = 12;
+    assert!(store.replace(cancel.clone(), read.version).await.unwrap());
+    assert!(
+        !store.replace(finish, read.version).await.unwrap(),
+        "a stale write lost"
+    );
     let stored = store.get(id).await.unwrap().unwrap();
     assert_eq!(stored.status, TaskStatus::Cancelled);
-    assert_eq!(stored.version, 1);
+    assert_eq!(stored.version, 11);
+    assert!(
+        store.replace(cancel, read.version).await.unwrap(),
+        "a retried write"
+    );
     let mut again = stored;
     again.last_updated_at = "2026-12-01T00:00:01.000Z".into();
-    assert!(store.replace(again).await.unwrap());
-    assert_eq!(store.get(id).await.unwrap().unwrap().version, 2);
+    again.version = 13;
+    assert!(store.replace(again, 11).await.unwrap());
+    assert_eq!(store.get(id).await.unwrap().unwrap().version, 13);
     // An unknown task is not created by a replace.
     assert!(!store
-        .replace(record("never-created", 60_000))
+        .replace(record("never-created", 60_000), 0)
         .await
         .unwrap());
     assert!(store.get("never-created").await.unwrap().is_none());
+    // A second create of the same task is a retry; another task of its id is refused.
+    store.create(record("twice", 60_000)).await.unwrap();
+    let twice = store.get("twice").await.unwrap().unwrap();
+    store.create(twice.clone()).await.unwrap();
+    let mut other = twice;
+    other.tool = "another".into();
+    assert!(store.create(other).await.is_err());
 }
 
 #[tokio::test]
@@ -712,4 +728,58 @@ async fn a_task_is_gone_after_its_ttl() {
     )
     .await;
     assert_eq!(gone["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_task_ended_on_another_replica_no_longer_counts_against_the_limit() {
+    let Some(redis) = redis() else { return };
+    let prefix = format!("mcp-test:limits:{}:", std::process::id());
+    let store = || RedisTaskStore::connect_prefixed(&redis.url, &prefix);
+    let mut a = RawConnection::open(server().max_tasks(1).task_store(store().await.unwrap()))
+        .await
+        .unwrap();
+    let mut b = RawConnection::open(server().task_store(store().await.unwrap()))
+        .await
+        .unwrap();
+    let first = call(&mut a, 1, "work", json!({"ms": 60_000})).await;
+    let id = first["taskId"].as_str().unwrap().to_owned();
+    let refused = roundtrip(
+        &mut a,
+        &with_tasks(
+            2,
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}}),
+        ),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    // Cancelled through B: A finds it ended when it checks, and takes a new task.
+    let ack = roundtrip(
+        &mut b,
+        &with_tasks(3, "tasks/cancel", json!({"taskId": id})),
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let second = call(&mut a, 4, "work", json!({"ms": 1})).await;
+    assert_eq!(second["resultType"], "task", "{second}");
+}
+
+#[tokio::test]
+async fn a_client_at_its_limit_is_refused_before_the_tool_asks_anything() {
+    let mut conn = RawConnection::open(server().max_tasks(1)).await.unwrap();
+    call(&mut conn, 1, "work", json!({"ms": 60_000})).await;
+    let refused = roundtrip(
+        &mut conn,
+        &with_tasks(
+            2,
+            "tools/call",
+            json!({"name": "ask_then_work", "arguments": {}}),
+        ),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused.get("result").is_none(),
+        "no question asked: {refused}"
+    );
 }

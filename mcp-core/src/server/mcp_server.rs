@@ -166,7 +166,8 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     }
 
     /// How long a task is kept after its creation (its `ttlMs`; default one hour, at least
-    /// 1 ms): `tasks/get` answers `-32602` for it afterwards.
+    /// 1 ms, at most 30 days): `tasks/get` answers `-32602` for it afterwards, and a tool still
+    /// running then is stopped.
     pub fn task_ttl(self, ttl: std::time::Duration) -> Self {
         self.tasks.set_ttl(ttl);
         self

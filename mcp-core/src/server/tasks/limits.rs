@@ -7,6 +7,31 @@ use std::time::Instant;
 
 use crate::error::{codes, McpError};
 
+/// Which limit a new task would pass.
+#[derive(Debug)]
+pub(super) enum Refused {
+    /// The server's ([`McpServer::max_tasks`](crate::server::McpServer::max_tasks)).
+    Server(usize),
+    /// The client's
+    /// ([`McpServer::max_tasks_per_client`](crate::server::McpServer::max_tasks_per_client)).
+    Client(usize),
+}
+
+impl From<Refused> for McpError {
+    fn from(refused: Refused) -> Self {
+        let message = match refused {
+            Refused::Server(max) => format!(
+                "Too many unfinished tasks on this server (the limit is {max}); try again later"
+            ),
+            Refused::Client(max) => format!(
+                "Too many unfinished tasks for this client (the limit is {max}); wait for some \
+                 to end or cancel them"
+            ),
+        };
+        McpError::new(codes::INTERNAL_ERROR, message)
+    }
+}
+
 /// The default of [`McpServer::max_tasks`](crate::server::McpServer::max_tasks).
 const DEFAULT_MAX_TASKS: usize = 1024;
 
@@ -56,29 +81,15 @@ impl Live {
         id: &str,
         owner: Option<&str>,
         expires: Instant,
-    ) -> Result<(), McpError> {
+    ) -> Result<(), Refused> {
         self.purge(Instant::now());
         if self.tasks.len() >= self.max {
-            return Err(McpError::new(
-                codes::INTERNAL_ERROR,
-                format!(
-                    "Too many unfinished tasks on this server (the limit is {}); try again \
-                     later",
-                    self.max
-                ),
-            ));
+            return Err(Refused::Server(self.max));
         }
         if let Some(owner) = owner {
             let held = self.per_owner.get(owner).copied().unwrap_or(0);
             if held >= self.per_client {
-                return Err(McpError::new(
-                    codes::INTERNAL_ERROR,
-                    format!(
-                        "Too many unfinished tasks for this client (the limit is {}); wait \
-                         for some to end or cancel them",
-                        self.per_client
-                    ),
-                ));
+                return Err(Refused::Client(self.per_client));
             }
             *self.per_owner.entry(owner.to_owned()).or_insert(0) += 1;
         }
@@ -86,6 +97,20 @@ impl Live {
             .insert(id.to_owned(), (owner.map(str::to_owned), expires));
         self.by_expiry.insert((expires, id.to_owned()));
         Ok(())
+    }
+
+    /// The tasks counted against the limit `refused` names (the client's own, or all): the
+    /// ones to check again in the store before refusing, since a task that ended on another
+    /// replica is still counted here.
+    pub(super) fn counted(&self, refused: &Refused, owner: Option<&str>) -> Vec<String> {
+        self.tasks
+            .iter()
+            .filter(|(_, (of, _))| match refused {
+                Refused::Client(_) => of.as_deref() == owner,
+                Refused::Server(_) => true,
+            })
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// Stops counting task `id` (ended, or never created).
@@ -117,6 +142,7 @@ impl Live {
 #[cfg(test)]
 mod tests {
     use super::Live;
+    use crate::error::McpError;
     use std::time::{Duration, Instant};
 
     #[test]
@@ -126,10 +152,10 @@ mod tests {
         let later = Instant::now() + Duration::from_secs(60);
         live.admit("a1", Some("alice"), later).unwrap();
         live.admit("a2", Some("alice"), later).unwrap();
-        let refused = live.admit("a3", Some("alice"), later).unwrap_err();
+        let refused = McpError::from(live.admit("a3", Some("alice"), later).unwrap_err());
         assert!(refused.message().contains("for this client"), "{refused}");
         live.admit("n1", None, later).unwrap();
-        let full = live.admit("b1", Some("bob"), later).unwrap_err();
+        let full = McpError::from(live.admit("b1", Some("bob"), later).unwrap_err());
         assert!(full.message().contains("on this server"), "{full}");
         live.release("a1");
         live.admit("a3", Some("alice"), later).unwrap();

@@ -31,11 +31,15 @@ pub use support::{TaskSupport, TASKS_EXTENSION};
 /// How long a task is kept after its creation unless the server says otherwise: one hour.
 const DEFAULT_TTL_MS: u64 = 3_600_000;
 
+/// The longest `ttlMs` a server gives its tasks: 30 days.
+pub(crate) const MAX_TTL_MS: u64 = 30 * 24 * 3_600_000;
+
 /// The polling interval suggested to clients: 500 ms.
 const POLL_INTERVAL_MS: u64 = 500;
 
-/// How many task ids of one `subscriptions/listen` filter are honoured (each is looked up).
-const MAX_LISTENED_TASKS: usize = 256;
+/// How many task ids of one `subscriptions/listen` filter are honoured (each is looked up in
+/// the store); the rest are left out of the acknowledged filter.
+const MAX_LISTENED_TASKS: usize = 64;
 
 /// How often a transition is tried again after losing a race to another writer.
 const MAX_RETRIES: usize = 32;
@@ -68,7 +72,9 @@ impl Tasks {
     }
 
     pub(crate) fn set_ttl(&self, ttl: std::time::Duration) {
-        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        let ms = u64::try_from(ttl.as_millis())
+            .unwrap_or(u64::MAX)
+            .clamp(1, MAX_TTL_MS);
         self.ttl_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
@@ -91,7 +97,7 @@ impl Tasks {
                 .to_owned(),
         };
         let ended = record.is_terminal().then(|| record.task_id.clone());
-        if !self.store().replace(record).await? {
+        if !self.write(record).await? {
             return Ok(false);
         }
         if let Some(id) = ended {
@@ -102,16 +108,61 @@ impl Tasks {
         Ok(true)
     }
 
-    /// Stores a new task, counted against the limits until it ends.
-    async fn create(&self, record: &TaskRecord) -> Result<(), McpError> {
+    /// Writes a changed `record` (read at its current version) under a fresh version if the
+    /// task did not change since; no listener is told.
+    async fn write(&self, mut record: TaskRecord) -> Result<bool, McpError> {
+        let read = record.version;
+        record.version = new_version()?;
+        self.store().replace(record, read).await
+    }
+
+    /// Counts a new task against the limits until it ends. At a limit, the tasks it counts
+    /// are first checked in the store (one that ended on another replica, or expired, is no
+    /// longer counted), so a client is refused only for tasks that are really unfinished.
+    async fn admit(&self, record: &TaskRecord) -> Result<(), McpError> {
         let expires = Instant::now() + record.remaining();
+        let (id, owner) = (&record.task_id, record.owner.as_deref());
+        let refused = match self.live().admit(id, owner, expires) {
+            Ok(()) => return Ok(()),
+            Err(refused) => refused,
+        };
+        let counted = self.live().counted(&refused, owner);
+        for counted_id in counted {
+            match self.load(&counted_id).await? {
+                Some(task) if !task.is_terminal() => {}
+                _ => self.live().release(&counted_id),
+            }
+        }
         self.live()
-            .admit(&record.task_id, record.owner.as_deref(), expires)?;
+            .admit(id, owner, expires)
+            .map_err(McpError::from)
+    }
+
+    /// Stores a new task already admitted (its count is given back if storing fails).
+    async fn store_new(&self, record: &TaskRecord) -> Result<(), McpError> {
         let created = self.store().create(record.clone()).await;
         if created.is_err() {
             self.live().release(&record.task_id);
         }
         created
+    }
+
+    /// Stores a new task, counted against the limits until it ends.
+    async fn create(&self, record: &TaskRecord) -> Result<(), McpError> {
+        self.admit(record).await?;
+        self.store_new(record).await
+    }
+
+    /// The task `task_id` from the store, unless unknown or expired (a record filed under
+    /// another id is refused, never served).
+    async fn load(&self, task_id: &str) -> Result<Option<TaskRecord>, McpError> {
+        match self.store().get(task_id).await? {
+            Some(record) if record.task_id != task_id => {
+                tracing::error!("the task store answered with another task's record; ignored");
+                Ok(None)
+            }
+            found => Ok(found),
+        }
     }
 
     pub(crate) fn set_store(&self, store: Arc<dyn TaskStore>) {
@@ -138,10 +189,13 @@ impl Tasks {
         ids: Vec<String>,
     ) -> Result<Vec<String>, McpError> {
         let owner = owner_of(ctx);
+        let mut ids = ids;
+        ids.sort_unstable();
+        ids.dedup();
         let mut visible = Vec::new();
         for id in ids.into_iter().take(MAX_LISTENED_TASKS) {
-            if let Some(record) = self.store().get(&id).await? {
-                if record.owner == owner && !visible.contains(&id) {
+            if let Some(record) = self.load(&id).await? {
+                if record.owner == owner {
                     visible.push(id);
                 }
             }
@@ -198,7 +252,7 @@ fn new_record<S: Send + Sync + 'static>(
     Ok(TaskRecord {
         task_id: new_task_id()?,
         owner: owner_of(ctx),
-        version: 0,
+        version: new_version()?,
         status: TaskStatus::Working,
         created_at: clock::iso(now),
         last_updated_at: clock::iso(now),
@@ -224,6 +278,13 @@ fn created(record: &TaskRecord) -> Value {
         "ttlMs": record.ttl_ms,
         "pollIntervalMs": POLL_INTERVAL_MS,
     })
+}
+
+/// A fresh [`TaskRecord::version`]: random, below 10^14.
+fn new_version() -> Result<u64, McpError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| McpError::internal(format!("no randomness: {e}")))?;
+    Ok(u64::from_le_bytes(bytes) % 100_000_000_000_000)
 }
 
 fn new_task_id() -> Result<String, McpError> {
@@ -287,7 +348,7 @@ async fn find<S: Send + Sync + 'static>(
         )));
     }
     let owner = owner_of(ctx);
-    match tasks.store().get(task_id).await? {
+    match tasks.load(task_id).await? {
         Some(record) if record.owner == owner => Ok(record),
         found => {
             if found.is_some() {
@@ -392,7 +453,7 @@ async fn update<S: Send + Sync + 'static>(
         record.last_updated_at = clock::now_iso();
         if !pending.is_empty() {
             record.input_requests = Some(pending);
-            if tasks.store().replace(record).await? {
+            if tasks.write(record).await? {
                 return Ok(ack());
             }
             continue;

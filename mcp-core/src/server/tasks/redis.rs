@@ -93,37 +93,60 @@ impl RedisTaskStore {
 }
 
 impl Inner {
-    /// Runs one command, reconnecting and retrying once when the connection fails.
+    /// Runs one command, reconnecting and retrying once when the connection fails. The
+    /// connection is out of its slot while a command is on it: a caller that gives up midway
+    /// (a dropped request) drops the connection with it, so no later command ever reads the
+    /// reply meant for an earlier one.
     async fn run(&self, args: &[&[u8]]) -> Result<Frame, McpError> {
         let mut slot = self.conn.lock().await;
         let mut last = String::new();
         for _ in 0..2 {
-            let conn = match slot.as_mut() {
+            let mut conn = match slot.take() {
                 Some(conn) => conn,
-                None => slot.insert(open(&self.target).await?),
+                None => open(&self.target).await?,
             };
-            match tokio::time::timeout(REPLY_TIMEOUT, call(conn, args)).await {
+            match tokio::time::timeout(REPLY_TIMEOUT, call(&mut conn, args)).await {
                 Ok(Ok(Frame::Error(e))) => {
-                    return Err(McpError::internal(format!("Redis refused a command: {e}")))
+                    *slot = Some(conn);
+                    return Err(McpError::internal(format!("Redis refused a command: {e}")));
                 }
-                Ok(Ok(frame)) => return Ok(frame),
+                Ok(Ok(frame)) => {
+                    *slot = Some(conn);
+                    return Ok(frame);
+                }
                 Ok(Err(e)) => last = e.to_string(),
                 Err(_) => last = "no reply in time".into(),
             }
-            *slot = None;
         }
         Err(McpError::internal(format!("Redis task store: {last}")))
     }
 }
 
-/// Replaces the task in `KEYS[1]` with `ARGV[1]` if its stored version is `ARGV[2]`; the new
-/// value keeps the expiry `ARGV[3]` (ms since the epoch). 1 if written, 0 if not.
+/// Stores the new task `ARGV[1]` in `KEYS[1]`, expiring at `ARGV[2]` (ms since the epoch),
+/// unless the key holds another value. 1 if stored (or already stored: a retry after a lost
+/// reply succeeds), 0 if the id is taken.
+const CREATE: &str = r#"
+local stored = redis.call('GET', KEYS[1])
+if stored then
+  if stored == ARGV[1] then return 1 end
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
+return 1
+"#;
+
+/// Replaces the task in `KEYS[1]` with `ARGV[1]` (whose version is `ARGV[4]`) if its stored
+/// version is `ARGV[2]`; the new value keeps the expiry `ARGV[3]` (ms since the epoch). 1 if
+/// written (or already written: a retry after a lost reply succeeds), 0 if not. Versions stay
+/// below 10^14, which Lua's numbers print exactly.
 const REPLACE: &str = r#"
 local stored = redis.call('GET', KEYS[1])
 if not stored then return 0 end
 local ok, task = pcall(cjson.decode, stored)
 if not ok then return 0 end
-if tostring(task['version'] or 0) ~= ARGV[2] then return 0 end
+local version = string.format('%.0f', task['version'] or 0)
+if version == ARGV[4] then return 1 end
+if version ~= ARGV[2] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])
 return 1
 "#;
@@ -135,18 +158,18 @@ impl TaskStore for RedisTaskStore {
             let key = format!("{}{}", inner.prefix, record.task_id);
             let value = serde_json::to_vec(&record)?;
             let expires = record.expires_at_ms.max(1).to_string();
-            match inner
+            let frame = inner
                 .run(&[
-                    b"SET",
+                    b"EVAL",
+                    CREATE.as_bytes(),
+                    b"1",
                     key.as_bytes(),
                     &value,
-                    b"PXAT",
                     expires.as_bytes(),
-                    b"NX",
                 ])
-                .await?
-            {
-                Frame::Simple(_) => Ok(()),
+                .await?;
+            match frame {
+                Frame::Integer(1) => Ok(()),
                 _ => Err(McpError::internal("Redis task store: the task id is taken")),
             }
         })
@@ -165,12 +188,11 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn replace(&self, mut record: TaskRecord) -> BoxFuture<Result<bool, McpError>> {
+    fn replace(&self, record: TaskRecord, read: u64) -> BoxFuture<Result<bool, McpError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
             let key = format!("{}{}", inner.prefix, record.task_id);
-            let read = record.version.to_string();
-            record.version += 1;
+            let (read, new) = (read.to_string(), record.version.to_string());
             let value = serde_json::to_vec(&record)?;
             let expires = record.expires_at_ms.max(1).to_string();
             let frame = inner
@@ -182,6 +204,7 @@ impl TaskStore for RedisTaskStore {
                     &value,
                     read.as_bytes(),
                     expires.as_bytes(),
+                    new.as_bytes(),
                 ])
                 .await?;
             Ok(matches!(frame, Frame::Integer(1)))

@@ -58,6 +58,7 @@ fn in_background(
     // Held while spawning, so a run that ends at once removes its entry after this.
     let mut running = tasks.running();
     let handle = tokio::spawn(async move {
+        let me = tokio::task::id();
         match tokio::time::timeout(lifetime, run).await {
             Ok(ran) => {
                 if let Err(e) = settle(&owner, &id, ran).await {
@@ -69,7 +70,11 @@ fn in_background(
                 owner.live().release(&id);
             }
         }
-        owner.running().remove(&id);
+        // Only its own entry: a later run of the task (after a `tasks/update`) may hold it.
+        let mut running = owner.running();
+        if running.get(&id).is_some_and(|handle| handle.id() == me) {
+            running.remove(&id);
+        }
     });
     running.insert(record.task_id.clone(), handle.abort_handle());
 }
@@ -94,17 +99,22 @@ pub(super) async fn start_after_input<S: Send + Sync + 'static>(
     let (def2, ctx2, args2) = (def.clone(), ctx.clone(), args.clone());
     let mut run: std::pin::Pin<Box<dyn Future<Output = Ran> + Send>> =
         Box::pin(async move { execute(&def2, ctx2, args2, &source).await });
+    // Counted before the handler runs at all: a client at its limit is refused first.
+    tasks.admit(&record).await?;
     let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
     match first {
-        Poll::Ready(Ran::Protocol(e)) => Err(e),
+        Poll::Ready(Ran::Protocol(e)) => {
+            tasks.live().release(&record.task_id);
+            Err(e)
+        }
         Poll::Ready(ran) => {
-            tasks.create(&record).await?;
+            tasks.store_new(&record).await?;
             settle(tasks, &record.task_id, ran).await?;
-            let settled = tasks.store().get(&record.task_id).await?.unwrap_or(record);
+            let settled = tasks.load(&record.task_id).await?.unwrap_or(record);
             Ok(Some(created(&settled)))
         }
         Poll::Pending => {
-            tasks.create(&record).await?;
+            tasks.store_new(&record).await?;
             in_background(tasks, &record, run);
             Ok(Some(created(&record)))
         }
@@ -162,7 +172,7 @@ impl Outcome {
 pub(super) async fn settle(tasks: &Tasks, task_id: &str, ran: Ran) -> Result<(), McpError> {
     let outcome = Outcome::of(ran)?;
     for _ in 0..MAX_RETRIES {
-        let Some(mut record) = tasks.store().get(task_id).await? else {
+        let Some(mut record) = tasks.load(task_id).await? else {
             tasks.live().release(task_id);
             return Ok(());
         };

@@ -27,7 +27,8 @@ pub struct TaskRecord {
     /// the request carried none. A request from anyone else is told the task is unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
-    /// Bumped by the store on every accepted [`replace`](TaskStore::replace) (0 when created).
+    /// A tag the server sets afresh (at random, below 10^14) on every write: what a
+    /// [`replace`](TaskStore::replace) compares, and how a retried write recognises itself.
     #[serde(default)]
     pub version: u64,
     /// Where the task is.
@@ -93,15 +94,17 @@ impl TaskRecord {
 /// # let _ = store;
 /// ```
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new task (its `version` is 0). Fails when the store is full.
+    /// Stores a new task. Fails when the store is full, or holds another task of its id (a
+    /// retry of a create already stored succeeds).
     fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), McpError>>;
     /// The task `task_id`, unless unknown or expired.
     fn get(&self, task_id: &str) -> BoxFuture<Result<Option<TaskRecord>, McpError>>;
-    /// Replaces the task with `record` if the stored one still has `record.version` (the
-    /// version the caller read), storing it with `version + 1`. `Ok(false)`: the task changed
-    /// meanwhile, or is gone; nothing was written. The expiry stays the record's
-    /// `expires_at_ms`.
-    fn replace(&self, record: TaskRecord) -> BoxFuture<Result<bool, McpError>>;
+    /// Replaces the task with `record` if the stored one still has the version `read` (the
+    /// one the caller read; `record.version` is the new one). `Ok(false)`: the task changed
+    /// meanwhile, or is gone; nothing was written. A write already stored (the stored version
+    /// is `record.version`: a retry after a lost reply) is `Ok(true)`. The expiry stays the
+    /// record's `expires_at_ms`.
+    fn replace(&self, record: TaskRecord, read: u64) -> BoxFuture<Result<bool, McpError>>;
 }
 
 impl std::fmt::Debug for dyn TaskStore {
@@ -179,6 +182,15 @@ impl TaskStore for MemoryTaskStore {
         let now = Instant::now();
         let mut memory = self.lock();
         memory.purge_expired(now);
+        if let Some((stored, _)) = memory.tasks.get(&record.task_id) {
+            let taken = *stored != record;
+            return Box::pin(async move {
+                match taken {
+                    true => Err(McpError::internal("task store: the task id is taken")),
+                    false => Ok(()),
+                }
+            });
+        }
         if memory.tasks.len() >= self.max {
             match memory.ended.first().cloned() {
                 Some((_, id)) => memory.remove(&id),
@@ -198,7 +210,6 @@ impl TaskStore for MemoryTaskStore {
         }
         let expires = now + record.remaining();
         let id = record.task_id.clone();
-        memory.remove(&id);
         memory.by_expiry.insert((expires, id.clone()));
         if record.is_terminal() {
             memory.ended.insert((expires, id.clone()));
@@ -217,16 +228,17 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(async move { Ok(found) })
     }
 
-    fn replace(&self, mut record: TaskRecord) -> BoxFuture<Result<bool, McpError>> {
+    fn replace(&self, record: TaskRecord, read: u64) -> BoxFuture<Result<bool, McpError>> {
         let mut memory = self.lock();
         let now = Instant::now();
         let expires = match memory.tasks.get(&record.task_id) {
-            Some((stored, expires)) if stored.version == record.version && *expires > now => {
-                *expires
+            Some((stored, expires)) if *expires > now && stored.version == record.version => {
+                // Already written (a retry): nothing to do.
+                return Box::pin(async { Ok(true) });
             }
+            Some((stored, expires)) if *expires > now && stored.version == read => *expires,
             _ => return Box::pin(async { Ok(false) }),
         };
-        record.version += 1;
         if record.is_terminal() {
             memory.ended.insert((expires, record.task_id.clone()));
         }

@@ -24,7 +24,9 @@ pub use crate::types::TASKS_EXTENSION;
 ///   [`RequestContext::elicit`](crate::lowlevel::RequestContext::elicit) and friends, exactly as
 ///   in a multi-round-trip call); once every question is answered the tool runs again from the
 ///   top with all the answers;
-/// - `tasks/cancel {taskId}`: the task ends `cancelled` (the running tool is dropped).
+/// - `tasks/cancel {taskId}`: the task ends `cancelled` (a run on the replica that served the
+///   cancel is dropped; a run on another replica goes on to its end, and its outcome is
+///   discarded).
 ///
 /// `tasks/update` and `tasks/cancel` answer `{resultType: "complete"}`; an unknown or expired
 /// task is `-32602`; a tasks method from a client that did not declare the extension is
