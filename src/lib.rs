@@ -45,10 +45,10 @@ pub mod prelude {
     pub use mcp_core::era::Era;
     pub use mcp_core::input::{Answers, Elicited, Questions};
     pub use mcp_core::lowlevel::{
-        CacheHint, Incoming, Next, NotificationContext, RequestContext, Server, Session,
+        CacheHint, Incoming, IntoServer, Next, NotificationContext, RequestContext, Server, Session,
     };
     pub use mcp_core::server::{CompletionRequest, McpServer, State, ToolError};
     pub use mcp_core::types::*;
-    pub use mcp_core::{IntoServer, McpError, Result};
+    pub use mcp_core::{McpError, Result};
     pub use mcp_macros::{prompt, resource, tool, tools};
 }

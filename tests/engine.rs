@@ -1085,7 +1085,7 @@ async fn handle_message_serves_without_a_transport_even_when_the_handler_notifie
         }
         Ok(CallToolResult::text("done"))
     });
-    let running = mcp::engine::RunningServer::start(server).await.unwrap();
+    let running = mcp::lowlevel::RunningServer::start(server).await.unwrap();
     let mut meta = support::modern_meta();
     meta["io.modelcontextprotocol/logLevel"] = json!("debug");
     let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",

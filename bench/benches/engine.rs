@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp::engine::RunningServer;
+use mcp::lowlevel::RunningServer;
 use mcp::prelude::*;
 use mcp::server::ToolDef;
 use serde_json::json;

@@ -39,7 +39,7 @@ where
 {
     tokio::task::spawn_blocking(f).await.map_err(|e| {
         let detail = match e.try_into_panic() {
-            Ok(payload) => crate::engine::unwind::panic_message(payload),
+            Ok(payload) => crate::lowlevel::unwind::panic_message(payload),
             Err(e) => e.to_string(),
         };
         ErrorRoute::Internal(detail)

@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use crate::input::round::Round;
 use crate::jsonrpc::{self, Message};
+use crate::lowlevel::round::Round;
 use crate::lowlevel::Params;
 use crate::request_state::{KeyRing, Sealer};
 
@@ -149,8 +149,8 @@ pub fn http_headers(data: &[u8]) {
 }
 
 #[cfg(feature = "http")]
-fn http_server() -> &'static crate::engine::RunningServer<()> {
-    static SERVER: OnceLock<std::sync::Arc<crate::engine::RunningServer<()>>> = OnceLock::new();
+fn http_server() -> &'static crate::lowlevel::RunningServer<()> {
+    static SERVER: OnceLock<std::sync::Arc<crate::lowlevel::RunningServer<()>>> = OnceLock::new();
     SERVER.get_or_init(|| {
         let mut server = crate::lowlevel::Server::new("fuzz");
         server.on_list_tools(|_, _| async { Ok(crate::types::ListToolsResult::default()) });
@@ -159,7 +159,7 @@ fn http_server() -> &'static crate::engine::RunningServer<()> {
             .build()
             .unwrap_or_else(|e| panic!("a runtime for the fuzz server: {e}"));
         runtime
-            .block_on(crate::engine::RunningServer::start(server))
+            .block_on(crate::lowlevel::RunningServer::start(server))
             .unwrap_or_else(|e| panic!("the fuzz server starts: {e}"))
     })
 }

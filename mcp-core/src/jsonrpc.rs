@@ -88,7 +88,7 @@ impl RequestId {
     }
 }
 
-pub use crate::error::ErrorObject;
+use crate::error::ErrorObject;
 
 /// One decoded inbound message.
 #[derive(Debug)]

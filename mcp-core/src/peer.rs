@@ -15,8 +15,9 @@ use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
+use crate::error::ErrorObject;
 use crate::error::McpError;
-use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::jsonrpc::RequestId;
 
 /// What a waiting request is resolved with: the raw result, or the peer's error.
 pub(crate) type Outcome = Result<Box<RawValue>, ErrorObject>;

@@ -15,8 +15,8 @@ use serde_json::{json, Map, Value};
 
 use super::{Client, RequestOptions};
 use crate::era::{Era, META_CLIENT_CAPABILITIES};
+use crate::error::ErrorObject;
 use crate::error::McpError;
-use crate::jsonrpc::ErrorObject;
 use crate::types::{CallToolResult, Task, TaskStatus, TASKS_EXTENSION};
 
 /// How often [`Client::await_task`] polls when the server suggests no `pollIntervalMs`:

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{echo_capped, McpError};
+use crate::error::McpError;
+use crate::lowlevel::round::invalid_answer;
 use crate::types::{CreateMessageResult, ElicitResult, ListRootsResult, Root};
 
 /// The user's response to a form.
@@ -90,13 +91,4 @@ impl Answers {
             .ok_or_else(|| McpError::internal(format!("no question was asked under `{key}`")))?;
         T::deserialize(value).map_err(|e| invalid_answer(key, &e.to_string()))
     }
-}
-
-/// `-32602 Invalid inputResponses: <key>: <reason>`.
-pub(crate) fn invalid_answer(key: &str, reason: &str) -> McpError {
-    McpError::invalid_params(format!(
-        "Invalid inputResponses: `{}`: {}",
-        echo_capped(key),
-        echo_capped(reason)
-    ))
 }

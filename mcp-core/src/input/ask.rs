@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::answers::{invalid_answer, Answers, Elicited};
+use super::answers::{Answers, Elicited};
 use super::form::ElicitForm;
 use super::questions::{Question, Questions};
-use super::round::Round;
 use crate::era::Era;
 use crate::error::{codes, McpError};
+use crate::lowlevel::round::{invalid_answer, Round};
 use crate::lowlevel::RequestContext;
 use crate::request_state::digest_json;
 use crate::types::{

@@ -42,8 +42,6 @@ mod answers;
 mod ask;
 mod form;
 mod questions;
-pub(crate) mod round;
-pub(crate) mod url;
 
 pub use answers::{Answers, Elicited};
 pub use form::{form_schema, ElicitForm};

@@ -7,10 +7,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::session::Session;
-use crate::engine::RunningServer;
 use crate::era::{Era, META_SUBSCRIPTION_ID};
 use crate::error::McpError;
 use crate::jsonrpc::{self, RequestId};
+use crate::lowlevel::RunningServer;
 use crate::types::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageNotificationParams, Meta,
     ReadResourceResult, ServerCapabilities,
@@ -32,7 +32,7 @@ pub(crate) struct CallInfo<S> {
     /// The HTTP request the message arrived in (`None` on stdio and in memory).
     pub(crate) http: Option<Arc<super::HttpRequest>>,
     /// A 2026 retry's answers and state (set just before the handler runs).
-    pub(crate) round: std::sync::OnceLock<crate::input::round::Round>,
+    pub(crate) round: std::sync::OnceLock<crate::lowlevel::round::Round>,
     /// A result field the handler supplied already encoded (see `RequestContext::splice`).
     pub(crate) spliced: std::sync::OnceLock<(&'static str, Arc<serde_json::value::RawValue>)>,
     /// Fired when the request is cancelled (see `RequestContext::cancelled`).
@@ -46,7 +46,7 @@ pub(crate) struct CallInfo<S> {
 impl<S> CallInfo<S> {
     /// A copy for a task's run of a tool (tasks extension): same client, era and request, the
     /// answers of `round`, and a cancellation and progress of its own.
-    pub(crate) fn for_task(&self, round: crate::input::round::Round) -> Self {
+    pub(crate) fn for_task(&self, round: crate::lowlevel::round::Round) -> Self {
         let info = Self {
             id: self.id.clone(),
             method: "tools/call".into(),

@@ -11,10 +11,10 @@ use super::context::CallInfo;
 use super::handler::BoxFuture;
 use super::params::Params;
 use super::session::Session;
-use crate::engine::dispatch;
 use crate::era::Era;
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
+use crate::lowlevel::dispatch;
 use crate::types::Meta;
 
 /// One inbound message as middleware sees it.

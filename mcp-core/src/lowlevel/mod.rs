@@ -1,5 +1,11 @@
 //! The low-level server: a raw table from method name to handler, every handler
-//! `async (ctx, params) -> result`, nothing derived and nothing validated.
+//! `async (ctx, params) -> result`, nothing derived and nothing validated; and the engine that
+//! runs it ([`RunningServer`], the dispatcher every message goes through).
+//!
+//! ```text
+//! bytes -> jsonrpc::decode -> era (2025 session | 2026 _meta) -> middleware -> table
+//!       -> params decoded -> handler -> result stamped for the era -> jsonrpc encode -> bytes
+//! ```
 //!
 //! The high-level server is built on this table; everything it does, a hand-written handler
 //! can do too.
@@ -8,17 +14,26 @@ mod cache;
 mod cancel;
 mod capabilities;
 mod context;
+mod detach;
+pub(crate) mod dispatch;
 mod handler;
 mod http_request;
+mod into_server;
 mod lifespan;
 mod middleware;
 mod outbound;
 mod params;
 mod progress;
+pub(crate) mod round;
+mod running;
 mod scopes;
 mod server;
 mod session;
 mod slots;
+mod span;
+mod stamp;
+pub(crate) mod unwind;
+mod url_elicitation;
 
 pub use cache::{CacheHint, CacheScope, CACHEABLE_METHODS};
 pub(crate) use context::CallInfo;
@@ -29,12 +44,14 @@ pub use handler::BoxFuture;
 pub use http_request::HttpRequest;
 #[cfg(not(feature = "http"))]
 pub(crate) use http_request::HttpRequest;
+pub use into_server::IntoServer;
 pub use middleware::{Incoming, Middleware, Next};
 pub(crate) use outbound::{Outbound, Outbox, Sink};
 pub use params::Params;
 #[cfg(feature = "http")]
 pub(crate) use params::{peek, Peeked};
 pub use progress::{Progress, ProgressValue};
+pub use running::RunningServer;
 pub(crate) use server::SessionHook;
 pub use server::{ParamHeaders, Server, ServerOptions, RESERVED_INITIALIZE};
 pub use session::Session;

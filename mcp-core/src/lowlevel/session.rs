@@ -18,8 +18,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::era::Era;
+use crate::error::ErrorObject;
 use crate::error::McpError;
-use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::jsonrpc::{self, RequestId};
 use crate::peer::PendingRequests;
 use crate::types::{ClientCapabilities, Implementation, LoggingLevel};
 

@@ -6,9 +6,9 @@ use serde_json::json;
 
 use super::output::ErrorRoute;
 use super::tool::ToolDef;
-use crate::engine::unwind::CatchUnwind;
 use crate::era::Era;
 use crate::error::{restore_written_integers, McpError};
+use crate::lowlevel::unwind::CatchUnwind;
 use crate::lowlevel::RequestContext;
 use crate::types::{CallToolResult, JsonObject};
 

@@ -14,8 +14,8 @@ use super::tool::{Features, IntoTool, IntoTools, ToolSet};
 use crate::era::Era;
 use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::events::{Event, EventBus};
+use crate::lowlevel::IntoServer;
 use crate::lowlevel::{erase_request, RequestContext, Server};
-use crate::serve::IntoServer;
 use crate::types::*;
 
 /// The high-level MCP server.

@@ -7,11 +7,11 @@ use serde_json::Value;
 use tokio::io::{AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf};
 use tokio::task::JoinHandle;
 
-use crate::engine::connection::{serve_lines, ConnectionConfig};
-use crate::engine::RunningServer;
 use crate::error::McpError;
 use crate::lines::{Frame, LineReader};
-use crate::serve::IntoServer;
+use crate::lowlevel::IntoServer;
+use crate::lowlevel::RunningServer;
+use crate::transport::connection::{serve_lines, ConnectionConfig};
 use crate::transport::wire::{run_lines, Incoming, Transport, Wire};
 
 /// Bytes buffered in each direction of the in-memory pipe.

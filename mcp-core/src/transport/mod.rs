@@ -1,6 +1,7 @@
 //! Transports: bytes in, bytes out; nothing else.
 
 mod child;
+pub(crate) mod connection;
 #[cfg(feature = "http")]
 pub(crate) mod http;
 #[cfg(feature = "http")]
@@ -13,6 +14,7 @@ mod wire;
 #[cfg(feature = "http")]
 pub use axum;
 pub use child::{ChildProcess, Stderr, DEFAULT_CLOSE_TIMEOUT, DEFAULT_TERMINATE_TIMEOUT};
+pub use connection::serve_connection;
 #[cfg(all(feature = "http", feature = "redis"))]
 pub use http::RedisStore;
 #[cfg(feature = "http")]

@@ -11,11 +11,11 @@
 //! [`ServerOptions::max_outbound_bytes`](crate::lowlevel::ServerOptions::max_outbound_bytes)
 //! (1 MiB); past that the server reads no more requests until the client reads.
 
-use crate::engine::connection::{serve_lines, ConnectionConfig};
-use crate::engine::RunningServer;
 use crate::error::McpError;
+use crate::lowlevel::IntoServer;
+use crate::lowlevel::RunningServer;
 use crate::lowlevel::Server;
-use crate::serve::IntoServer;
+use crate::transport::connection::{serve_lines, ConnectionConfig};
 
 /// Serves `server` on this process's stdin and stdout (what the `serve_stdio` methods of
 /// [`Server`] and [`McpServer`](crate::server::McpServer) do).

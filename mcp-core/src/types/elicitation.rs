@@ -28,8 +28,8 @@ pub struct ElicitRequestParams {
 }
 
 impl ElicitRequestParams {
-    /// A URL-mode elicitation with its (2025-11-25) `elicitationId`, as the entries of
-    /// [`McpError::url_elicitation_required`](crate::McpError::url_elicitation_required) need.
+    /// A URL-mode elicitation with its (2025-11-25) `elicitationId`, as the entries of a
+    /// URL-elicitation-required error (`-32042`) need.
     ///
     /// ```
     /// let p = mcp_core::types::ElicitRequestParams::url("e-1", "Sign in", "https://example.com/login");

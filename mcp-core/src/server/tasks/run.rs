@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::store::TaskRecord;
 use super::{clock, created, new_record, Tasks, MAX_RETRIES};
 use crate::error::McpError;
-use crate::input::round::Round;
+use crate::lowlevel::round::Round;
 use crate::lowlevel::{CallInfo, RequestContext};
 use crate::request_state::Answer;
 use crate::server::execute::{execute, Ran};

@@ -12,11 +12,11 @@ use super::headers;
 use super::response::{self, error, Answering};
 use super::sessions::{client_of, lock, new_session_id, reserve, HttpSession, Shared};
 use super::store::now_ms;
-use crate::engine::dispatch::{self, run_hooks, Origin};
 use crate::era::LEGACY_VERSIONS;
 use crate::error::echo_capped;
 use crate::error::McpError;
 use crate::jsonrpc::{Message, RequestId};
+use crate::lowlevel::dispatch::{self, run_hooks, Origin};
 use crate::lowlevel::HttpRequest;
 use crate::types::CancelledNotificationParams;
 

@@ -47,12 +47,12 @@ pub use redis_store::RedisStore;
 pub use store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture};
 
 use crate::auth::{Principal, Protection, PROTECTED_RESOURCE_PATH};
-use crate::engine::RunningServer;
 use crate::era::{LEGACY_VERSIONS, META_PROTOCOL_VERSION};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
+use crate::lowlevel::IntoServer;
+use crate::lowlevel::RunningServer;
 use crate::lowlevel::{peek, HttpRequest, Peeked};
-use crate::serve::IntoServer;
 
 /// The HTTP endpoint of one running server: both eras, every session.
 pub struct McpHttp<S> {

@@ -11,10 +11,10 @@ use tokio::sync::{mpsc, Semaphore};
 use super::config::HttpConfig;
 use super::events::EventStore;
 use super::store::SessionRecord;
-use crate::engine::dispatch::run_hooks;
-use crate::engine::RunningServer;
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
+use crate::lowlevel::dispatch::run_hooks;
+use crate::lowlevel::RunningServer;
 use crate::lowlevel::{HttpRequest, Session};
 use crate::peer::RunningRequests;
 

@@ -9,12 +9,12 @@ use axum::response::{IntoResponse, Response};
 use super::config::HttpConfig;
 use super::headers;
 use super::response;
-use crate::engine::dispatch::{self, run_hooks, Origin};
-use crate::engine::RunningServer;
 use crate::era::{self, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::echo_capped;
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
+use crate::lowlevel::dispatch::{self, run_hooks, Origin};
+use crate::lowlevel::RunningServer;
 use crate::lowlevel::{HttpRequest, Peeked, Session};
 
 fn reply(status: StatusCode, id: &RequestId, e: McpError) -> Response {

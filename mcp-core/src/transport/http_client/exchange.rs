@@ -18,9 +18,10 @@ use super::sse::SseParser;
 use super::{DEFAULT_RETRY, MAX_BODY, MAX_RETRY, PROTOCOL_VERSION, SESSION_ID};
 use crate::auth::{AuthProvider, BearerChallenge, Refusal};
 use crate::era::Era;
+use crate::error::ErrorObject;
 use crate::error::McpError;
 use crate::fetch::Connector;
-use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::jsonrpc::RequestId;
 use crate::transport::wire::{encode_header_value, Incoming, Outgoing};
 
 #[derive(Default)]

@@ -2,9 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
+use super::RequestContext;
 use crate::era::Era;
 use crate::error::{codes, McpError};
-use crate::lowlevel::RequestContext;
 use crate::types::InputRequiredResult;
 
 /// What a handler's [`McpError::url_elicitation_required`] becomes for this request's client:

@@ -32,9 +32,14 @@ use crate::lowlevel::{CallInfo, Params};
 use crate::trace::TraceContext;
 use crate::types::Meta;
 
+/// The `tracing` target of the spans (stable, whatever the module layout): filter with
+/// `mcp_core::span=info`.
+pub(crate) const SPAN_TARGET: &str = "mcp_core::span";
+
 macro_rules! mcp_span {
     ($name:literal) => {
         tracing::info_span!(
+            target: SPAN_TARGET,
             $name,
             otel.name = Empty,
             otel.kind = "server",

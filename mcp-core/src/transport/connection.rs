@@ -22,11 +22,11 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
-use super::dispatch::{self, run_hooks, Origin};
-use super::RunningServer;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::lines::{Frame, LineReader};
+use crate::lowlevel::dispatch::{self, run_hooks, Origin};
+use crate::lowlevel::RunningServer;
 use crate::lowlevel::Session;
 use crate::peer::RunningRequests;
 use crate::types::CancelledNotificationParams;

@@ -1,26 +1,13 @@
-//! The engine: a started server (lifespan entered, capabilities computed, table frozen) and the
-//! path every message takes through it.
-//!
-//! ```text
-//! bytes -> jsonrpc::decode -> era (2025 session | 2026 _meta) -> middleware -> table
-//!       -> params decoded -> handler -> result stamped for the era -> jsonrpc encode -> bytes
-//! ```
-
-pub(crate) mod connection;
-mod detach;
-pub(crate) mod dispatch;
-mod span;
-mod stamp;
-pub(crate) mod unwind;
+//! [`RunningServer`]: a started server (lifespan entered, capabilities computed, table frozen),
+//! which [`dispatch`](super::dispatch) runs every message through.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::dispatch;
+use super::{Middleware, Server};
 use crate::error::McpError;
-use crate::lowlevel::{Middleware, Server};
 use crate::types::{Implementation, ServerCapabilities};
-
-pub use connection::serve_connection;
 
 /// A server that has started: its lifespan state exists and its table is frozen.
 ///
@@ -93,7 +80,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// use mcp_core::engine::RunningServer;
+    /// use mcp_core::lowlevel::RunningServer;
     /// use mcp_core::lowlevel::Server;
     ///
     /// let server = RunningServer::start(Server::new("x")).await.unwrap();

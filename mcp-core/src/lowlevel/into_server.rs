@@ -1,7 +1,7 @@
 //! [`IntoServer`]: what every serving entry point accepts, so the low-level server and the
 //! high-level one are served by the same functions.
 
-use crate::lowlevel::Server;
+use super::Server;
 
 /// Anything that can be served: the low-level [`Server`] itself, or a higher-level server built
 /// on one.

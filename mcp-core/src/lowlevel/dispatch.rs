@@ -8,14 +8,14 @@ use serde_json::Value;
 use tracing::Instrument as _;
 
 use super::detach::Detach;
+use super::round::{Round, INPUT_METHODS};
 use super::span::CallSpan;
 use super::stamp::stamp_modern;
 use super::unwind::CatchUnwind;
+use super::url_elicitation as url;
 use super::RunningServer;
 use crate::era::{self, Era, MODERN_ONLY, REMOVED_IN_MODERN};
 use crate::error::McpError;
-use crate::input::round::{Round, INPUT_METHODS};
-use crate::input::url;
 use crate::jsonrpc::{self, RequestId};
 use crate::lowlevel::{
     CallInfo, Incoming, Next, NotificationContext, Params, RequestContext, Session, SessionHook,

@@ -81,7 +81,7 @@ impl<T: Send + 'static, S: Send + Sync + 'static> Drop for Detach<T, S> {
 }
 
 /// Counts one handler cleaning up in the background until it ends.
-struct Detached<S>(Arc<crate::engine::RunningServer<S>>);
+struct Detached<S>(Arc<crate::lowlevel::RunningServer<S>>);
 
 impl<S> Drop for Detached<S> {
     fn drop(&mut self) {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::error::McpError;
+use crate::error::{echo_capped, McpError};
 use crate::lowlevel::Params;
 use crate::request_state::{digest_json, Answer, Binding, Envelope, Sealer};
 
@@ -83,7 +83,7 @@ impl Round {
                         None => None,
                     };
                     if !answer.is_object() {
-                        return Err(super::answers::invalid_answer(
+                        return Err(invalid_answer(
                             key,
                             "expected an object (the client's result for that input request)",
                         ));
@@ -185,4 +185,13 @@ fn binding(method: &str, params: &Value, caller: Option<&str>) -> Binding {
         arguments,
         caller: caller.map(|c| digest_json(&Value::from(c))),
     }
+}
+
+/// `-32602 Invalid inputResponses: <key>: <reason>`.
+pub(crate) fn invalid_answer(key: &str, reason: &str) -> McpError {
+    McpError::invalid_params(format!(
+        "Invalid inputResponses: `{}`: {}",
+        echo_capped(key),
+        echo_capped(reason)
+    ))
 }
