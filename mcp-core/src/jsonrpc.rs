@@ -341,6 +341,19 @@ pub fn encode_result<R: Serialize + ?Sized>(id: &RequestId, result: &R) -> Strin
     })
 }
 
+/// Encodes a result response whose result is `result`, JSON text already encoded (one
+/// object, as serde_json writes it).
+pub(crate) fn encode_result_text(id: &RequestId, result: &str) -> String {
+    let id = to_string(id);
+    let mut out = String::with_capacity(result.len() + id.len() + 32);
+    out.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    out.push_str(&id);
+    out.push_str(r#","result":"#);
+    out.push_str(result);
+    out.push('}');
+    out
+}
+
 /// Encodes an error response (`id: null` when the id is unknown).
 pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> String {
     to_string(&OutError {

@@ -278,7 +278,8 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
             self.clone(),
             super::Params::from_value(Value::Object(params)),
         )
-        .await?;
+        .await?
+        .into_value();
         Ok(serde_json::from_value(value)?)
     }
 

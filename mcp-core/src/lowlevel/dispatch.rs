@@ -8,6 +8,7 @@ use serde_json::Value;
 use tracing::Instrument as _;
 
 use super::detach::Detach;
+use super::reply::{append_members, Reply};
 use super::round::{Round, INPUT_METHODS};
 use super::span::CallSpan;
 use super::stamp::stamp_modern;
@@ -19,6 +20,7 @@ use crate::error::McpError;
 use crate::jsonrpc::{self, RequestId};
 use crate::lowlevel::{
     CallInfo, Incoming, Next, NotificationContext, Params, RequestContext, Session, SessionHook,
+    CACHEABLE_METHODS,
 };
 use crate::types::{
     ClientCapabilities, InitializeRequestParams, InitializeResult, Meta, SetLevelRequestParams,
@@ -62,15 +64,35 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
         params,
     };
     let grace = origin.server.server.options.shutdown_grace;
-    let handler = CatchUnwind::new(instrument(next(0).run(msg), &span));
+    // Without middleware nobody needs to see the result as a value: an encoded one goes to the
+    // wire as it is.
+    let run: crate::lowlevel::BoxFuture<Result<Reply, McpError>> =
+        if origin.server.middleware().is_empty() {
+            Box::pin(innermost(msg))
+        } else {
+            let chain = next(0).run(msg);
+            Box::pin(async move { chain.await.map(Reply::Value) })
+        };
+    let handler = CatchUnwind::new(instrument(run, &span));
     let outcome = Detach::new(handler, info.clone(), grace).await;
     match &outcome {
-        Ok(Ok(value)) => span.succeeded(value),
+        Ok(Ok(Reply::Value(value))) => {
+            span.succeeded(value.get("isError") == Some(&Value::Bool(true)))
+        }
+        Ok(Ok(Reply::Encoded(encoded))) => span.succeeded(encoded.is_error),
         Ok(Err(e)) => span.failed(e.code()),
         Err(_) => span.failed(crate::error::codes::INTERNAL_ERROR),
     }
     match outcome {
-        Ok(Ok(mut value)) => {
+        Ok(Ok(Reply::Encoded(encoded))) => match info.era {
+            // The 2026 envelope, encoded once at start, written around the result.
+            Era::Modern => {
+                let stamped = append_members(encoded.raw.get(), origin.server.stamp_tail());
+                jsonrpc::encode_result_text(&id, &stamped)
+            }
+            Era::Legacy => jsonrpc::encode_result(&id, &encoded.raw),
+        },
+        Ok(Ok(Reply::Value(mut value))) => {
             if info.era == Era::Modern {
                 // A middleware owns what it returns (it may strip the serverInfo stamp), but a
                 // 2026 result always says what it is.
@@ -165,7 +187,7 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
         params,
     };
     match CatchUnwind::new(instrument(next(0).run(msg), &span)).await {
-        Ok(Ok(value)) => span.succeeded(&value),
+        Ok(Ok(value)) => span.succeeded(value.get("isError") == Some(&Value::Bool(true))),
         Ok(Err(e)) => {
             span.failed(e.code());
             let _in = span.span().enter();
@@ -180,10 +202,10 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
 }
 
 /// `run` inside `span` (boxed once more only when a subscriber wants the span).
-fn instrument(
-    run: crate::lowlevel::BoxFuture<Result<Value, McpError>>,
+fn instrument<T: Send + 'static>(
+    run: crate::lowlevel::BoxFuture<T>,
     span: &CallSpan,
-) -> crate::lowlevel::BoxFuture<Result<Value, McpError>> {
+) -> crate::lowlevel::BoxFuture<T> {
     if span.is_disabled() {
         return run;
     }
@@ -326,20 +348,22 @@ fn session_call<S>(
     }
 }
 
-/// The end of the middleware chain: the engine's own methods, then the handler table.
+/// The end of the middleware chain: the engine's own methods, then the handler table. A
+/// 2026 result comes back stamped, unless it is still encoded (then the stamp is written
+/// around it when the answer is encoded; see [`materialize`] for who needs it as a value).
 pub(crate) async fn innermost<S: Send + Sync + 'static>(
     msg: Incoming<S>,
-) -> Result<Value, McpError> {
+) -> Result<Reply, McpError> {
     let Incoming { info, params } = msg;
     let server = info.server.clone();
     let Some(ctx) = RequestContext::new(info.clone()) else {
         if let Some(handler) = server.server.notifications.get(&info.method) {
             handler(NotificationContext { info }, params).await?;
         }
-        return Ok(Value::Null);
+        return Ok(Reply::Value(Value::Null));
     };
     if info.method == "initialize" {
-        return initialize(&info, &params);
+        return initialize(&info, &params).map(Reply::Value);
     }
     let handler = server
         .server
@@ -362,10 +386,10 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
             .round
             .set(Round::begin(&info.method, &params, sealer, caller(&info))?);
     }
-    let mut value = match handler(ctx.clone(), params).await {
-        Ok(value) => value,
+    let reply = match handler(ctx.clone(), params).await {
+        Ok(reply) => reply,
         Err(e) => match url::for_client(e, &ctx).into_input_required() {
-            Ok(paused) if pauses => serde_json::to_value(paused)?,
+            Ok(paused) if pauses => Reply::Value(serde_json::to_value(paused)?),
             // Only tools/call, prompts/get and resources/read may pause for input.
             Ok(_) => {
                 return Err(McpError::internal(format!(
@@ -377,6 +401,12 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
             Err(e) => return Err(e),
         },
     };
+    let mut value = match reply {
+        Reply::Encoded(encoded) if stamps_plainly(&info.method) => {
+            return Ok(Reply::Encoded(encoded))
+        }
+        other => other.into_value(),
+    };
     if let (true, Some(sealer), Some(round)) = (
         value.get("resultType") == Some(&Value::from("input_required")),
         sealer,
@@ -385,7 +415,28 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
         round.seal(sealer, &mut value)?;
     }
     stamp_modern(&server.server, &info.method, ctx.request_id(), &mut value);
-    Ok(value)
+    Ok(Reply::Value(value))
+}
+
+/// Whether a 2026 result of `method` is stamped with the fixed envelope alone (`resultType`
+/// and serverInfo; no cache hints, no subscription id).
+fn stamps_plainly(method: &str) -> bool {
+    !CACHEABLE_METHODS.contains(&method) && method != "subscriptions/listen"
+}
+
+/// The result of [`innermost`] as the value a middleware sees: stamped for 2026.
+pub(crate) fn materialize<S>(reply: Reply, info: &CallInfo<S>) -> Value {
+    match reply {
+        Reply::Value(value) => value,
+        encoded => {
+            let mut value = encoded.into_value();
+            if info.era == Era::Modern {
+                let id = info.id.clone().unwrap_or(RequestId::Number(0));
+                stamp_modern(&info.server.server, &info.method, &id, &mut value);
+            }
+            value
+        }
+    }
 }
 
 /// The identity of the principal a request comes from, when the endpoint is protected.

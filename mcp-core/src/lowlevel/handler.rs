@@ -10,13 +10,14 @@ use serde_json::Value;
 
 use super::context::{NotificationContext, RequestContext};
 use super::params::Params;
+use super::reply::Reply;
 use crate::error::McpError;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 pub(crate) type ErasedRequest<S> =
-    Arc<dyn Fn(RequestContext<S>, Params) -> BoxFuture<Result<Value, McpError>> + Send + Sync>;
+    Arc<dyn Fn(RequestContext<S>, Params) -> BoxFuture<Result<Reply, McpError>> + Send + Sync>;
 
 pub(crate) type ErasedNotification<S> =
     Arc<dyn Fn(NotificationContext<S>, Params) -> BoxFuture<Result<(), McpError>> + Send + Sync>;
@@ -38,8 +39,8 @@ where
                 let result = fut.await?;
                 match serde_json::to_value(result).map_err(McpError::other)? {
                     // `()` and `None` answer `{}`: a JSON-RPC result is an object.
-                    serde_json::Value::Null => Ok(serde_json::Value::Object(Default::default())),
-                    value => Ok(value),
+                    Value::Null => Ok(Reply::Value(Value::Object(Default::default()))),
+                    value => Ok(Reply::Value(value)),
                 }
             })
         }

@@ -106,7 +106,13 @@ impl<S: Send + Sync + 'static> Next<S> {
                     _state: std::marker::PhantomData,
                 },
             ),
-            None => Box::pin(dispatch::innermost(msg)),
+            None => {
+                let info = msg.info.clone();
+                Box::pin(async move {
+                    let reply = dispatch::innermost(msg).await?;
+                    Ok(dispatch::materialize(reply, &info))
+                })
+            }
         }
     }
 }

@@ -24,6 +24,7 @@ mod middleware;
 mod outbound;
 mod params;
 mod progress;
+pub(crate) mod reply;
 pub(crate) mod round;
 mod running;
 mod scopes;

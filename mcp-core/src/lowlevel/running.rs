@@ -22,13 +22,25 @@ pub struct RunningServer<S> {
     /// Cancelled handlers cleaning up in the background (see `detach.rs`), bounded by
     /// `max_in_flight`.
     pub(crate) detached: std::sync::atomic::AtomicUsize,
+    /// The members every plain 2026 result ends with (`resultType` and the serverInfo
+    /// `_meta`), encoded once at start.
+    stamp_tail: String,
 }
 
 impl<S: Send + Sync + 'static> RunningServer<S> {
     /// Enters the lifespan and freezes the table.
     pub async fn start(server: Server<S>) -> Result<Arc<Self>, McpError> {
         let state = (server.lifespan.enter)().await?;
+        let identity = serde_json::json!({
+            "name": server.info.name,
+            "version": server.info.version,
+        });
+        let stamp_tail = format!(
+            r#""resultType":"complete","_meta":{{"{}":{identity}}}"#,
+            crate::era::META_SERVER_INFO
+        );
         Ok(Arc::new(Self {
+            stamp_tail,
             capabilities: server.capabilities(),
             middleware: server.middleware.clone().into(),
             server,
@@ -129,6 +141,11 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
                 &e.error.to_wire(false),
             )),
         }
+    }
+
+    /// See the field.
+    pub(crate) fn stamp_tail(&self) -> &str {
+        &self.stamp_tail
     }
 
     pub(crate) fn middleware(&self) -> &Arc<[Arc<dyn Middleware<S>>]> {

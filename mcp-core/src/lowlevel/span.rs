@@ -155,11 +155,12 @@ impl CallSpan {
 
     /// The message was served: `result` is the answer (a tool result with `isError` counts as
     /// a failure, `error.type` `tool_error`).
-    pub(crate) fn succeeded(&self, result: &Value) {
+    /// The message succeeded (`tool_error`: a tool result with `isError: true`).
+    pub(crate) fn succeeded(&self, tool_error: bool) {
         if self.is_disabled() {
             return;
         }
-        if result.get("isError") == Some(&Value::Bool(true)) {
+        if tool_error {
             self.span.record("error.type", "tool_error");
             self.span.record("otel.status_code", "error");
         } else {

@@ -14,8 +14,9 @@ use super::tool::{Features, IntoTool, IntoTools, ToolSet};
 use crate::era::Era;
 use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::events::{Event, EventBus};
+use crate::lowlevel::reply::{Encoded, Reply};
 use crate::lowlevel::IntoServer;
-use crate::lowlevel::{erase_request, RequestContext, Server};
+use crate::lowlevel::{erase_request, Params, RequestContext, Server};
 use crate::types::*;
 
 /// The high-level MCP server.
@@ -558,12 +559,18 @@ fn install_tools<S: Send + Sync + 'static>(
         }),
     );
     let (reg, all_tasks) = (registry.clone(), tasks.clone());
+    // Not `erase_request`: the tool's result is encoded once, straight from its type.
     server.set_request_handler(
         "tools/call",
-        erase_request(move |ctx: RequestContext<S>, p: ToolCall| {
-            let (reg, tasks) = (reg.clone(), all_tasks.clone());
-            async move { call_tool(&reg, &tasks, ctx, p).await }
-        }),
+        Arc::new(
+            move |ctx: RequestContext<S>, params: Params| match params.decode::<ToolCall>() {
+                Ok(call) => {
+                    let (reg, tasks) = (reg.clone(), all_tasks.clone());
+                    Box::pin(async move { call_tool(&reg, &tasks, ctx, call).await })
+                }
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
+        ),
     );
     let (reg, tasks) = (registry.clone(), tasks.clone());
     server.on_subscriptions_listen(move |ctx, p| {
@@ -585,12 +592,53 @@ fn install_tools<S: Send + Sync + 'static>(
 /// [`CallToolRequestParams`] checked as usual, and `arguments` kept as written, so that a present
 /// `arguments` that is not an object (`null` included) is `-32602` like any other wrong params,
 /// and error texts can quote numbers as the client wrote them.
+///
+/// The fields are [`CallToolRequestParams`]'s, spelled out (no `flatten`, which buffers the
+/// whole object): `_meta` (already read by the engine) is only checked to be an object.
 #[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct ToolCall {
+    name: String,
     #[serde(default, deserialize_with = "present")]
     arguments: Option<Box<serde_json::value::RawValue>>,
-    #[serde(flatten)]
-    params: CallToolRequestParams,
+    #[serde(default)]
+    #[allow(dead_code)]
+    task: Option<JsonObject>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    input_responses: Option<JsonObject>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    request_state: Option<String>,
+    #[serde(rename = "_meta", default)]
+    #[allow(dead_code)]
+    meta: Option<AnObject>,
+}
+
+/// Any JSON object, skipped without being built.
+struct AnObject;
+
+impl<'de> serde::Deserialize<'de> for AnObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = AnObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AnObject, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(AnObject)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// A field that is present, `null` included (an `Option` alone reads `null` as absent).
@@ -600,18 +648,30 @@ fn present<'de, D: serde::Deserializer<'de>>(
     serde::Deserialize::deserialize(d).map(Some)
 }
 
+/// A tool's result, encoded once (a result with a `_meta` of its own stays a value, so the
+/// 2026 serverInfo can be merged into it).
+fn encoded(result: &CallToolResult) -> Result<Reply, McpError> {
+    if result.meta.is_some() {
+        return Ok(Reply::Value(serde_json::to_value(result)?));
+    }
+    Ok(Reply::Encoded(Encoded {
+        raw: serde_json::value::to_raw_value(result)?,
+        is_error: result.is_error,
+    }))
+}
+
 async fn call_tool<S: Send + Sync + 'static>(
     registry: &Registry<S>,
     tasks: &Arc<super::tasks::Tasks>,
     ctx: RequestContext<S>,
     call: ToolCall,
-) -> Result<Value, McpError> {
-    let name = call.params.name;
+) -> Result<Reply, McpError> {
+    let name = call.name;
     let Some(def) = registry.get(&name) else {
-        return Ok(serde_json::to_value(CallToolResult::error(format!(
+        return encoded(&CallToolResult::error(format!(
             "Unknown tool: {}",
             echo_capped(&name)
-        )))?);
+        )));
     };
     let source = call.arguments.as_deref().map(|raw| raw.get()).unwrap_or("");
     let mut args = match call.arguments.as_deref() {
@@ -630,9 +690,9 @@ async fn call_tool<S: Send + Sync + 'static>(
     };
     if let Some(validator) = &def.input {
         if let Err(reason) = validator.validate(&args) {
-            return Ok(serde_json::to_value(CallToolResult::error(
-                restore_written_integers(&reason, source),
-            ))?);
+            return encoded(&CallToolResult::error(restore_written_integers(
+                &reason, source,
+            )));
         }
     }
     let args = match args.take() {
@@ -641,7 +701,7 @@ async fn call_tool<S: Send + Sync + 'static>(
     };
     if ctx.era() == Era::Modern {
         if let Some(created) = super::tasks::maybe_start(tasks, &def, &ctx, &args).await? {
-            return Ok(created);
+            return Ok(Reply::Value(created));
         }
     }
     let result = match execute(&def, ctx, args, source).await {
@@ -649,5 +709,5 @@ async fn call_tool<S: Send + Sync + 'static>(
         Ran::Protocol(e) => return Err(e),
         Ran::Crashed => CallToolResult::error(format!("Error executing tool {name}")),
     };
-    Ok(serde_json::to_value(result)?)
+    encoded(&result)
 }

@@ -443,3 +443,101 @@ impl EventStore for RedisStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncWriteExt, BufReader};
+    use tokio::net::TcpListener;
+
+    use super::*;
+    use crate::events::redis::resp;
+    use crate::types::ClientCapabilities;
+
+    fn record(id: &str) -> SessionRecord {
+        SessionRecord {
+            id: id.to_owned(),
+            protocol_version: "2025-11-25".into(),
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            log_level: None,
+            subscriptions: Vec::new(),
+            client_ready: true,
+            owner: None,
+            client: None,
+            created_at_ms: 1,
+        }
+    }
+
+    /// A fake Redis: answers `PING`, and the load script with the record of the session its
+    /// first key names, 300 ms late for a session whose id starts with `slow`. Commands on
+    /// one connection are answered in order, as Redis does.
+    async fn fake_redis() -> u16 {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut conn = BufReader::new(socket);
+                    while let Ok(resp::Frame::Array(Some(args))) = resp::read(&mut conn).await {
+                        let arg = |i: usize| {
+                            args.get(i)
+                                .and_then(resp::Frame::bytes)
+                                .map(|b| String::from_utf8_lossy(b).into_owned())
+                                .unwrap_or_default()
+                        };
+                        let reply = if arg(0) == "PING" {
+                            b"+PONG\r\n".to_vec()
+                        } else {
+                            let key = arg(3);
+                            let id = key.rsplit(':').next().unwrap_or_default().to_owned();
+                            if id.starts_with("slow") {
+                                tokio::time::sleep(Duration::from_millis(300)).await;
+                            }
+                            let json = serde_json::to_vec(&record(&id)).unwrap();
+                            let mut out = format!("${}\r\n", json.len()).into_bytes();
+                            out.extend_from_slice(&json);
+                            out.extend_from_slice(b"\r\n");
+                            out
+                        };
+                        if conn.get_mut().write_all(&reply).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        port
+    }
+
+    #[tokio::test]
+    async fn a_command_given_up_mid_flight_does_not_hand_its_reply_to_the_next() {
+        let port = fake_redis().await;
+        let store = RedisStore::connect(&format!("redis://127.0.0.1:{port}"))
+            .await
+            .unwrap();
+        let idle = Duration::from_secs(60);
+        // Written, then dropped before its reply (as when the HTTP request is aborted).
+        let given_up = tokio::time::timeout(
+            Duration::from_millis(50),
+            store.load("slow0123456789abcdef0123456789ab", idle),
+        )
+        .await;
+        assert!(given_up.is_err(), "the slow reply is not there yet");
+        let next = store
+            .load("fast0123456789abcdef0123456789ab", idle)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(next.id, "fast0123456789abcdef0123456789ab");
+        // Past the slow reply's delay, the store still answers each command with its own.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let later = store
+            .load("next0123456789abcdef0123456789ab", idle)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(later.id, "next0123456789abcdef0123456789ab");
+    }
+}
