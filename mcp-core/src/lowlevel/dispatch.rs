@@ -36,13 +36,41 @@ pub(crate) struct Origin<'a, S> {
     pub(crate) http: Option<Arc<crate::lowlevel::HttpRequest>>,
 }
 
-/// Serves one request and returns the encoded response line.
+/// A request's answer as the transport sends it: the encoded response line, and the JSON-RPC
+/// error code when it is an error (so no transport ever parses an answer).
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) line: String,
+    pub(crate) error: Option<i32>,
+}
+
+impl Answer {
+    fn result(line: String) -> Self {
+        Self { line, error: None }
+    }
+
+    /// An error answer (internal failures logged; their detail never reaches the wire unless
+    /// `surface_internal` is set).
+    pub(crate) fn error(
+        id: Option<&RequestId>,
+        method: &str,
+        e: &McpError,
+        surface_internal: bool,
+    ) -> Self {
+        Self {
+            line: error_line(id, method, e, surface_internal),
+            error: Some(e.code()),
+        }
+    }
+}
+
+/// Serves one request and returns its answer.
 pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
     id: RequestId,
     method: String,
     params: Option<Box<RawValue>>,
-) -> String {
+) -> Answer {
     let params = Params::from_raw(params);
     let meta = params.meta();
     let span = CallSpan::request(&id, &method, &params, meta.as_ref());
@@ -54,7 +82,7 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
         Ok(info) => info,
         Err((method, e)) => {
             span.failed(e.code());
-            return error_line(Some(&id), &method, &e, origin.surface_internal);
+            return Answer::error(Some(&id), &method, &e, origin.surface_internal);
         }
     };
     span.describe(&info);
@@ -83,7 +111,7 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
         Ok(Err(e)) => span.failed(e.code()),
         Err(_) => span.failed(crate::error::codes::INTERNAL_ERROR),
     }
-    match outcome {
+    let line = match outcome {
         Ok(Ok(Reply::Encoded(encoded))) => match info.era {
             // The 2026 envelope, encoded once at start, written around the result.
             Era::Modern => {
@@ -110,12 +138,13 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
                 None => jsonrpc::encode_result(&id, &value),
             }
         }
-        Ok(Err(e)) => error_line(Some(&id), &info.method, &e, origin.surface_internal),
+        Ok(Err(e)) => return Answer::error(Some(&id), &info.method, &e, origin.surface_internal),
         Err(panic) => {
             let e = McpError::internal(format!("handler panicked: {panic}"));
-            error_line(Some(&id), &info.method, &e, origin.surface_internal)
+            return Answer::error(Some(&id), &info.method, &e, origin.surface_internal);
         }
-    }
+    };
+    Answer::result(line)
 }
 
 /// A result object with one field written from already-encoded JSON.

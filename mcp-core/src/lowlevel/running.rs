@@ -121,7 +121,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
                 let work = dispatch::handle_request(origin(&session), id, method, params);
                 tokio::select! {
                     biased;
-                    line = work => Some(line),
+                    answer = work => Some(answer.line),
                     _ = drain => None,
                 }
             }

@@ -374,8 +374,8 @@ impl<S: Send + Sync + 'static> Conn<S> {
         match work {
             Work::Request { id, method, params } if method == "initialize" => {
                 // The handshake runs in order: later requests depend on the session it opens.
-                let line = dispatch::handle_request(self.origin(), id, method, params).await;
-                self.send(line).await;
+                let answer = dispatch::handle_request(self.origin(), id, method, params).await;
+                self.send(answer.line).await;
                 if self.session.is_initialized() && self.session.begin() {
                     run_hooks(&self.server.server.on_connect, &self.session);
                 }
@@ -406,8 +406,9 @@ impl<S: Send + Sync + 'static> Conn<S> {
         let task_id = id.clone();
         let started = self.in_flight.start(id.clone(), long_lived, move || {
             tokio::spawn(async move {
-                let line =
-                    dispatch::handle_request(conn.origin(), task_id.clone(), method, params).await;
+                let line = dispatch::handle_request(conn.origin(), task_id.clone(), method, params)
+                    .await
+                    .line;
                 // The answer waits, in its slot, until the writer's queue has room: a peer that
                 // reads nothing holds at most one answer per slot beyond the queue.
                 let _ = conn.room.clone().wait_for(|over| !*over).await;

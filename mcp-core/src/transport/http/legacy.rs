@@ -281,12 +281,12 @@ async fn initialize<S: Send + Sync + 'static>(
         http: Some(http.clone()),
     };
     let handshake = dispatch::handle_request(origin, id.clone(), method, params);
-    let Ok(line) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {
+    let Ok(answer) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {
         let e = McpError::internal("initialize ran past the request timeout");
         return error(StatusCode::OK, Some(&id), e);
     };
     if !session.is_initialized() {
-        return response::json(StatusCode::OK, line);
+        return response::json(StatusCode::OK, answer.line);
     }
     // Shared before the client learns the id, so any replica can serve its next request.
     if let Err(e) = shared.save(&http_session).await {
@@ -300,7 +300,7 @@ async fn initialize<S: Send + Sync + 'static>(
     if session.begin() {
         run_hooks(&shared.server.server.on_connect, &session);
     }
-    let mut response = response::json(StatusCode::OK, line);
+    let mut response = response::json(StatusCode::OK, answer.line);
     if let Ok(value) = HeaderValue::from_str(&session_id) {
         response.headers_mut().insert("mcp-session-id", value);
     }

@@ -19,6 +19,7 @@ use super::events::{self, EventStore};
 use super::keep_alive::KeepAlive;
 use crate::error::McpError;
 use crate::jsonrpc;
+use crate::lowlevel::dispatch::Answer;
 use crate::lowlevel::Outbound;
 
 /// Messages a request's handler may queue before it waits (each as large as the handler makes
@@ -93,17 +94,16 @@ pub(crate) fn json(status: StatusCode, line: String) -> Response {
 }
 
 /// The HTTP status of a final answer: 400 for the errors the 2026 transport maps to it.
-fn status_of(line: &str) -> StatusCode {
-    if !line.contains("\"error\"") {
-        return StatusCode::OK;
-    }
-    let code = serde_json::from_str::<serde_json::Value>(line)
-        .ok()
-        .and_then(|v| v["error"]["code"].as_i64());
-    match code {
-        Some(-32021) => StatusCode::BAD_REQUEST,
+fn status_of(answer: &Answer) -> StatusCode {
+    match answer.error {
+        Some(crate::error::codes::MISSING_REQUIRED_CLIENT_CAPABILITY) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
+}
+
+/// A final answer as a JSON response.
+fn answered(answer: Answer) -> Response {
+    json(status_of(&answer), answer.line)
 }
 
 /// Runs `start` (given the request's stream) and answers with JSON or SSE.
@@ -116,14 +116,14 @@ pub(crate) async fn run<F, Fut>(
 ) -> Response
 where
     F: FnOnce(crate::lowlevel::Sink) -> Fut,
-    Fut: Future<Output = String> + Send + 'static,
+    Fut: Future<Output = Answer> + Send + 'static,
 {
     let timeout = answering.timeout;
     let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
     let fut = start(tx);
     let mut handle = tokio::spawn(async move {
         match tokio::time::timeout(timeout, fut).await {
-            Ok(line) => line,
+            Ok(answer) => answer,
             Err(_) => {
                 tracing::warn!(
                     ?timeout,
@@ -131,7 +131,10 @@ where
                 );
                 let e =
                     McpError::internal(format!("Request timed out after {} s", timeout.as_secs()));
-                jsonrpc::encode_error(id.as_ref(), &e.to_wire(true))
+                Answer {
+                    line: jsonrpc::encode_error(id.as_ref(), &e.to_wire(true)),
+                    error: Some(e.code()),
+                }
             }
         }
     });
@@ -171,15 +174,18 @@ where
         Ok(first) => match first {
             Some(first) => sse_body(stream(first, rx, Some(handle), None), answering.keep_alive),
             None => match (&mut handle).await {
-                Ok(line) => json(status_of(&line), line),
+                Ok(line) => answered(line),
                 Err(e) => ended(&e),
             },
         },
         Err(line) => match line {
             // Notifications sent just before the result still go first.
             Ok(line) => match next_message(&mut rx) {
-                Some(first) => sse_body(stream(first, rx, None, Some(line)), answering.keep_alive),
-                None => json(status_of(&line), line),
+                Some(first) => sse_body(
+                    stream(first, rx, None, Some(line.line)),
+                    answering.keep_alive,
+                ),
+                None => answered(line),
             },
             Err(e) => ended(&e),
         },
@@ -188,7 +194,7 @@ where
 
 /// The answer as JSON for a client that takes no event stream: what the handler sends before
 /// it is dropped (logged), the final line is the body.
-async fn json_only(mut rx: crate::lowlevel::Outbox, mut handle: JoinHandle<String>) -> Response {
+async fn json_only(mut rx: crate::lowlevel::Outbox, mut handle: JoinHandle<Answer>) -> Response {
     let mut dropped = 0usize;
     let result = loop {
         tokio::select! {
@@ -207,7 +213,7 @@ async fn json_only(mut rx: crate::lowlevel::Outbox, mut handle: JoinHandle<Strin
         );
     }
     match result {
-        Ok(line) => json(status_of(&line), line),
+        Ok(line) => answered(line),
         // Cancelled: a cancelled request is never answered.
         Err(e) if e.is_cancelled() => StatusCode::ACCEPTED.into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
@@ -230,7 +236,7 @@ fn next_message(rx: &mut crate::lowlevel::Outbox) -> Option<String> {
 async fn resumable_answer(
     store: Arc<EventStore>,
     mut rx: crate::lowlevel::Outbox,
-    mut handle: JoinHandle<String>,
+    mut handle: JoinHandle<Answer>,
     answering: Answering,
 ) -> Response {
     let first = tokio::select! {
@@ -239,9 +245,9 @@ async fn resumable_answer(
         line = &mut handle => match line {
             Ok(line) => match rx.try_recv() {
                 Ok(first) => {
-                    return resumable_sse(store, first, rx, None, Some(line), answering);
+                    return resumable_sse(store, first, rx, None, Some(line.line), answering);
                 }
-                Err(_) => return json(status_of(&line), line),
+                Err(_) => return answered(line),
             },
             Err(e) => return ended(&e),
         },
@@ -249,7 +255,7 @@ async fn resumable_answer(
     match first {
         Some(first) => resumable_sse(store, first, rx, Some(handle), None, answering),
         None => match handle.await {
-            Ok(line) => json(status_of(&line), line),
+            Ok(line) => answered(line),
             Err(e) => ended(&e),
         },
     }
@@ -318,7 +324,7 @@ fn resumable_sse(
     store: Arc<EventStore>,
     first: Outbound,
     mut rx: crate::lowlevel::Outbox,
-    mut handle: Option<JoinHandle<String>>,
+    mut handle: Option<JoinHandle<Answer>>,
     mut final_line: Option<String>,
     answering: Answering,
 ) -> Response {
@@ -359,7 +365,7 @@ fn resumable_sse(
                 biased;
                 Some(line) = rx.recv() => pending.push(line),
                 result = task => {
-                    final_line = result.ok();
+                    final_line = result.ok().map(|answer| answer.line);
                     handle = None;
                 }
             }
@@ -441,7 +447,7 @@ impl Drop for AbortOnDrop {
 struct SseStream {
     pending_first: Option<String>,
     rx: crate::lowlevel::Outbox,
-    handle: Option<JoinHandle<String>>,
+    handle: Option<JoinHandle<Answer>>,
     final_line: Option<String>,
     _abort: AbortOnDrop,
     done: bool,
@@ -471,7 +477,7 @@ impl futures_core::Stream for SseStream {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(result) => {
                     self.handle = None;
-                    self.final_line = result.ok();
+                    self.final_line = result.ok().map(|answer| answer.line);
                 }
             }
         }

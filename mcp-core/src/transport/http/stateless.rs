@@ -259,12 +259,12 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                         surface_internal: server.server.options.surface_internal_errors,
                         http: Some(http),
                     };
-                    let line = dispatch::handle_request(origin, request_id, method, params).await;
+                    let answer = dispatch::handle_request(origin, request_id, method, params).await;
                     session.mark_closed();
                     if session.was_connected() {
                         run_hooks(&server.server.on_close, &session);
                     }
-                    line
+                    answer
                 },
             )
             .await
