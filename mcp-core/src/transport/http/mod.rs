@@ -1,5 +1,6 @@
-//! Streamable HTTP for both eras at one URL, as an axum `Router` (a tower `Service`) that can be
-//! mounted at any path, plus `serve_http` / `serve_http_on` methods on
+//! Streamable HTTP for both eras at one URL: [`McpHttp`], a tower `Service` serving
+//! [`HttpConfig::path`] (run it under any tower stack), or an axum `Router` that can be mounted
+//! at any path ([`McpHttp::router`]), plus `serve_http` / `serve_http_on` methods on
 //! [`Server`](crate::lowlevel::Server) and [`McpServer`](crate::server::McpServer) for the
 //! common case.
 //!
@@ -25,6 +26,7 @@ mod memory_store;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod response;
+mod service;
 mod sessions;
 mod standalone;
 pub(crate) mod stateless;
@@ -55,13 +57,29 @@ use crate::lowlevel::RunningServer;
 use crate::lowlevel::{peek, HttpRequest, Peeked};
 
 /// The HTTP endpoint of one running server: both eras, every session.
+///
+/// Two ways to serve it:
+///
+/// - as a [tower `Service`](tower_service::Service) (`McpHttp` is one): it serves the endpoint
+///   at [`HttpConfig::path`] (plus, with [`HttpConfig::auth`], the Protected Resource Metadata
+///   at its well-known paths) and answers `404` anywhere else. Put it under any tower layer,
+///   hand it to hyper-util, or use it as the fallback of an axum app
+///   (`Router::fallback_service`). The `Service` implementation below has an example;
+/// - as an axum [`Router`] from [`router`](Self::router) / [`router_at`](Self::router_at), to
+///   mount into an axum app of your own at a path of your choosing (which then replaces
+///   [`HttpConfig::path`]).
+///
+/// Cloning is cheap (two reference counts) and every clone serves the same sessions.
 pub struct McpHttp<S> {
     shared: Arc<sessions::Shared<S>>,
+    /// The endpoint at `shared.config.path`, built once: what the `Service` impl delegates to.
+    service: Router,
 }
 
 impl<S> std::fmt::Debug for McpHttp<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHttp")
+            .field("path", &self.shared.config.path)
             .field("config", &self.shared.config)
             .finish_non_exhaustive()
     }
@@ -71,61 +89,58 @@ impl<S> Clone for McpHttp<S> {
     fn clone(&self) -> Self {
         Self {
             shared: self.shared.clone(),
+            service: self.service.clone(),
         }
     }
 }
 
 impl<S: Send + Sync + 'static> McpHttp<S> {
-    /// Starts `server` (enters its lifespan) and prepares the endpoint.
+    /// Starts `server` (enters its lifespan) and prepares the endpoint, which serves
+    /// [`config.path`](HttpConfig::path) as a tower `Service`. Fails when the lifespan fails to
+    /// start, or when the path is not one a router can serve (it must start with `/` and hold
+    /// no `{`, `}`, nor a segment starting with `:` or `*`).
     pub async fn new(
         server: impl IntoServer<State = S>,
         config: HttpConfig,
     ) -> Result<Self, McpError> {
+        check_path(&config.path)?;
         let running = RunningServer::start(server.into_server()).await?;
         let shared = Arc::new(sessions::Shared::new(running, config));
         sessions::spawn_expiry(&shared);
         sessions::spawn_answers(&shared);
-        Ok(Self { shared })
+        let service = build_router(&shared, &shared.config.path);
+        Ok(Self { shared, service })
+    }
+
+    /// The path the `Service` serves: [`HttpConfig::path`] of the config it was built with.
+    pub fn path(&self) -> &str {
+        &self.shared.config.path
     }
 
     /// The endpoint as an axum router serving `/`; mount it anywhere with
-    /// `Router::new().nest_service("/mcp", http.router())`.
+    /// `Router::new().nest_service("/mcp", http.router())`. The prefix you nest it under is
+    /// then its path ([`HttpConfig::path`] is not used).
     pub fn router(&self) -> Router {
         self.router_at("/")
     }
 
-    /// The endpoint as an axum router serving `path`.
+    /// The endpoint as an axum router serving `path` (instead of [`HttpConfig::path`]), to
+    /// merge into an axum app of your own. To serve the endpoint at its configured path, use
+    /// `McpHttp` itself as the tower `Service` (or `Router::fallback_service(http)`): it is
+    /// the same router, built once.
     ///
     /// With [`HttpConfig::auth`] set, the router also serves the Protected Resource Metadata
     /// at its well-known paths and admits only requests with an acceptable token. Those paths
     /// are absolute: merge this router into yours (`Router::merge`) rather than nesting it
     /// under a prefix, or put [`ResourceServer::layer`](crate::auth::ResourceServer::layer) on
     /// your outer router, so `/.well-known/oauth-protected-resource/...` is reachable.
+    ///
+    /// # Panics
+    ///
+    /// When `path` is not a route axum accepts (it must start with `/`), as `Router::route`
+    /// does; [`McpHttp::new`] checks [`HttpConfig::path`] instead and fails cleanly.
     pub fn router_at(&self, path: &str) -> Router {
-        let limit = self.shared.config.max_body_bytes;
-        // The body is read (bounded in size and time) by the endpoint itself.
-        let router = Router::new()
-            .route(path, any(endpoint::<S>))
-            .layer(DefaultBodyLimit::max(limit));
-        let router = match &self.shared.config.auth {
-            Some(auth) => {
-                // The layer answers these itself; the routes make them exist for it.
-                let metadata = any(|| async { StatusCode::NOT_FOUND });
-                let suffixed = auth
-                    .metadata_url()
-                    .split_once(PROTECTED_RESOURCE_PATH)
-                    .map(|(_, rest)| format!("{PROTECTED_RESOURCE_PATH}{rest}"));
-                let mut router = router.route(PROTECTED_RESOURCE_PATH, metadata.clone());
-                if let Some(suffixed) =
-                    suffixed.filter(|p| p != PROTECTED_RESOURCE_PATH && p != path)
-                {
-                    router = router.route(&suffixed, metadata);
-                }
-                router.layer(auth.layer())
-            }
-            None => router,
-        };
-        router.with_state(self.shared.clone())
+        build_router(&self.shared, path)
     }
 
     /// Ends every session and exits the lifespan.
@@ -133,6 +148,52 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
         self.shared.close_all();
         self.shared.server.stop().await;
     }
+}
+
+/// `Err` for a path `Router::route` would panic on.
+fn check_path(path: &str) -> Result<(), McpError> {
+    let refused = |why: &str| {
+        Err(McpError::internal(format!(
+            "HttpConfig::path `{path}` cannot be served: {why}"
+        )))
+    };
+    if !path.starts_with('/') {
+        return refused("it must start with `/`");
+    }
+    if path.contains(['{', '}']) || path.split('/').any(|s| s.starts_with([':', '*'])) {
+        return refused("no `{`, `}`, nor a segment starting with `:` or `*`, may be in it");
+    }
+    Ok(())
+}
+
+/// The endpoint at `path`, with the well-known metadata routes and the auth layer when
+/// [`HttpConfig::auth`] is set.
+fn build_router<S: Send + Sync + 'static>(shared: &Arc<sessions::Shared<S>>, path: &str) -> Router {
+    let limit = shared.config.max_body_bytes;
+    // The body is read (bounded in size and time) by the endpoint itself.
+    let router = Router::new()
+        .route(path, any(endpoint::<S>))
+        .layer(DefaultBodyLimit::max(limit));
+    let router = match &shared.config.auth {
+        Some(auth) => {
+            // The layer answers these itself; the routes make them exist for it.
+            let metadata = any(|| async { StatusCode::NOT_FOUND });
+            let suffixed = auth
+                .metadata_url()
+                .split_once(PROTECTED_RESOURCE_PATH)
+                .map(|(_, rest)| format!("{PROTECTED_RESOURCE_PATH}{rest}"));
+            let mut router = router;
+            if path != PROTECTED_RESOURCE_PATH {
+                router = router.route(PROTECTED_RESOURCE_PATH, metadata.clone());
+            }
+            if let Some(suffixed) = suffixed.filter(|p| p != PROTECTED_RESOURCE_PATH && p != path) {
+                router = router.route(&suffixed, metadata);
+            }
+            router.layer(auth.layer())
+        }
+        None => router,
+    };
+    router.with_state(shared.clone())
 }
 
 impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
@@ -200,7 +261,6 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
                 config.allowed_origins.clear();
             }
         }
-        let path = config.path.clone();
         let limits = config.clone();
         let http = McpHttp::new(self, config).await?;
         let shared = http.shared.clone();
@@ -208,7 +268,7 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
         // connections (and so the graceful shutdown) alive forever.
         listen::serve(
             listener,
-            http.router_at(&path),
+            http.service.clone(),
             &limits,
             shutdown,
             move || shared.close_all(),
