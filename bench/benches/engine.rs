@@ -4,6 +4,8 @@
 //! - one validated `tools/call` through `RunningServer::handle_message` (decode, era and
 //!   `_meta` checks, argument validation against the schema, dispatch, stamping, encode);
 //! - `tools/list` of a server with 100 tools (served from the prebuilt page);
+//! - the decode and encode paths alone (`jsonrpc::decode` of that `tools/call`; encoding its
+//!   `CallToolResult` answer), so a regression can be placed;
 //! - registering 100 and 1,000 tools (per tool, schemas compiled beforehand): flat when
 //!   registration is linear.
 //!
@@ -97,6 +99,16 @@ fn main() {
         "tool_099",
     );
 
+    micro("decode: jsonrpc::decode of the tools/call line", || {
+        std::hint::black_box(mcp::jsonrpc::decode(std::hint::black_box(call.as_bytes())).is_ok());
+    });
+    let result = CallToolResult::text("5");
+    let id = mcp::jsonrpc::RequestId::Number(7);
+    micro("encode: CallToolResult to a response line", || {
+        let raw = serde_json::value::to_raw_value(std::hint::black_box(&result)).unwrap();
+        std::hint::black_box(mcp::jsonrpc::encode_result(&id, &raw));
+    });
+
     for n in [100, 1_000] {
         let mut samples = Vec::new();
         for _ in 0..10 {
@@ -116,6 +128,30 @@ fn main() {
                    "median_us": samples[samples.len() / 2].as_secs_f64() * 1e6})
         );
     }
+}
+
+/// Median and p99 of `f` (many samples of 10,000 calls, after a warm-up second).
+fn micro(name: &str, mut f: impl FnMut()) {
+    let iterations = 10_000u32;
+    let mut samples: Vec<Duration> = Vec::new();
+    let warm_until = Instant::now() + Duration::from_secs(1);
+    let end = warm_until + Duration::from_secs(2);
+    while Instant::now() < end {
+        let t = Instant::now();
+        for _ in 0..iterations {
+            f();
+        }
+        if t >= warm_until {
+            samples.push(t.elapsed() / iterations);
+        }
+    }
+    samples.sort();
+    let at = |p: f64| samples[((samples.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e6;
+    println!(
+        "{}",
+        json!({"bench": name, "samples": samples.len(), "iterations_per_sample": iterations,
+               "median_us": at(0.5), "p99_us": at(0.99)})
+    );
 }
 
 /// `n` tools of the same two-argument schema, named `tool_000`, `tool_001`, ...
