@@ -383,6 +383,51 @@ async fn changes_reach_the_replica_that_rebuilt(config: impl Fn() -> HttpConfig)
     );
 }
 
+/// How often an open GET stream refreshes its session from the store in these tests.
+const REFRESH: Duration = Duration::from_millis(200);
+
+/// A GET stream held open on B learns of a subscription made through A while no request
+/// reaches B: B refreshes the session from the store while the stream is open.
+async fn an_open_get_stream_follows_the_store(config: impl Fn() -> HttpConfig) {
+    let refreshing = || HttpConfig {
+        session_refresh: REFRESH,
+        ..config()
+    };
+    let (a, stop_a, _a_task, _) = replica(refreshing()).await;
+    let (b, stop_b, _b_task, b_handle) = replica(refreshing()).await;
+    let sid = open(a).await;
+    let mut stream = SseStream::open(b, "GET", &in_session(&sid), "").await;
+    assert_eq!(stream.status, 200);
+
+    let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "shop://stock"}});
+    assert_eq!(
+        post(a, &sid, subscribe).await.message()["result"],
+        json!({})
+    );
+    tokio::time::sleep(REFRESH * 4).await;
+    b_handle
+        .publish(Event::ResourceUpdated {
+            uri: "shop://stock".into(),
+        })
+        .unwrap();
+    // A notification B sends anyway: the update, when delivered, comes before it.
+    b_handle.add_tool(HelloTool).unwrap();
+    let first = stream.next_json().await;
+    assert_eq!(
+        first["method"], "notifications/resources/updated",
+        "B learnt of A's subscription: {first}"
+    );
+    assert_eq!(first["params"]["uri"], "shop://stock");
+    assert_eq!(
+        stream.next_json().await["method"],
+        "notifications/tools/list_changed"
+    );
+
+    drop(stream);
+    let _ = (stop_a.send(()), stop_b.send(()));
+}
+
 fn memory_stores() -> impl Fn() -> HttpConfig {
     let sessions = MemorySessionStore::default();
     let events = MemoryEventStore::default();
@@ -406,6 +451,11 @@ async fn memory_stores_expire_a_session_on_both_replicas() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_stores_carry_a_change_to_the_replica_that_rebuilt() {
     changes_reach_the_replica_that_rebuilt(memory_stores()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_stores_refresh_a_session_while_its_get_stream_is_open() {
+    an_open_get_stream_follows_the_store(memory_stores()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -501,4 +551,10 @@ async fn redis_stores_expire_a_session_on_both_replicas() {
 async fn redis_stores_carry_a_change_to_the_replica_that_rebuilt() {
     let Some((url, _own)) = redis() else { return };
     changes_reach_the_replica_that_rebuilt(redis_stores(&url, "changes").await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_stores_refresh_a_session_while_its_get_stream_is_open() {
+    let Some((url, _own)) = redis() else { return };
+    an_open_get_stream_follows_the_store(redis_stores(&url, "refresh").await).await;
 }

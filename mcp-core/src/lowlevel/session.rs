@@ -212,6 +212,30 @@ impl Session {
         st.initialized_notified = ready;
     }
 
+    /// Takes what a session store holds of a 2025 session this process already serves, in
+    /// one step under the session's lock: `merge` gets the log level and subscriptions held
+    /// now and returns the ones to keep, so a change made meanwhile here (a
+    /// `resources/subscribe`) is never overwritten by an older copy. Readiness only turns on.
+    #[cfg(feature = "http")]
+    pub(crate) fn merge_stored(
+        &self,
+        version: Arc<str>,
+        ready: bool,
+        merge: impl FnOnce(
+            Option<LoggingLevel>,
+            &std::collections::BTreeSet<String>,
+        ) -> (Option<LoggingLevel>, std::collections::BTreeSet<String>),
+    ) {
+        let mut st = self.state();
+        st.era = Some(Era::Legacy);
+        st.protocol_version = Some(version);
+        st.initialized = true;
+        let (level, subscriptions) = merge(st.log_level, &st.subscriptions);
+        st.log_level = level;
+        st.subscriptions = subscriptions;
+        st.initialized_notified |= ready;
+    }
+
     pub(crate) fn mark_initialized_notified(&self) {
         self.state().initialized_notified = true;
     }

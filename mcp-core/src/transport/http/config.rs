@@ -87,9 +87,19 @@ pub struct HttpConfig {
     /// fit is dropped, with one warning each time a session's queue fills up: the stream that
     /// lost an event is written no further and is marked finished there once what was queued
     /// before is written, so a `Last-Event-ID` replay on another replica gets that stream's
-    /// start and then ends, never a stream with a gap passed off as whole. This replica's
-    /// own copy is not affected: a replay here gets every event it still holds.
+    /// start and then ends, never a stream with a gap passed off as whole. A write the store
+    /// fails (an outage, an error) makes its stream lossy the same way: the stream is written
+    /// no further and is finished there at once (the finish tried up to three times). This
+    /// replica's own copy is not affected: a replay here gets every event it still holds.
     pub event_store: Option<std::sync::Arc<dyn super::EventStore>>,
+    /// With a [`session_store`](Self::session_store): while a session's standalone GET stream
+    /// is open on this replica, the session is read from the store this often, so that what
+    /// the client changed through other replicas (a `resources/subscribe`, its log level)
+    /// applies to that stream even when no request reaches this replica. Each read also keeps
+    /// the session alive in the store, as a request would (an open stream is a session in
+    /// use), and a session deleted or expired through another replica is ended here, which
+    /// ends the stream. Default 5 s.
+    pub session_refresh: Duration,
     /// A comment line (`: keep-alive`) is written on every open SSE stream (2025 GET and POST
     /// streams, `Last-Event-ID` replays, 2026 answer and `subscriptions/listen` streams) after
     /// this much silence, so that proxies and load balancers do not cut idle streams. A comment
@@ -181,6 +191,7 @@ impl Default for HttpConfig {
             auth: None,
             session_store: None,
             event_store: None,
+            session_refresh: Duration::from_secs(5),
             keep_alive: Some(Duration::from_secs(15)),
         }
     }

@@ -10,7 +10,7 @@
 //! [`HttpConfig::event_store_session_bytes`]: super::HttpConfig::event_store_session_bytes
 //! [`HttpConfig::event_store_total_bytes`]: super::HttpConfig::event_store_total_bytes
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -164,7 +164,8 @@ impl EventStore {
     /// dropped (with one warning each time the queue fills up) and its stream is lossy: no
     /// more of it is written, and once what was queued before is written the stream is
     /// finished there, so a `Last-Event-ID` replay on another replica gets the stream's start
-    /// and ends rather than skip the lost events.
+    /// and ends rather than skip the lost events. A write the shared store fails makes its
+    /// stream lossy the same way (see `write_mirror`).
     pub(crate) fn mirrored(
         session_bytes: usize,
         total_bytes: usize,
@@ -412,8 +413,33 @@ impl EventStore {
     }
 }
 
+/// Tries to finish `stream` in the shared store: the first try and up to [`FINISH_RETRIES`]
+/// more, 100 ms apart.
+async fn finish_shared(shared: &dyn super::store::EventStore, session: &str, stream: u64) {
+    let mut left = FINISH_RETRIES;
+    loop {
+        match shared.finish(session, stream).await {
+            Ok(()) => return,
+            Err(e) if left == 0 => {
+                tracing::warn!(error = %e, "a stream could not be ended in the shared event store");
+                return;
+            }
+            Err(_) => left -= 1,
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// Times a failed finish of a stream in the shared store is tried again: 2.
+const FINISH_RETRIES: u32 = 2;
+
 /// Writes the queued ops of `session` to `shared`, in order, and finishes each lossy stream
 /// there once what was queued before its loss is written.
+///
+/// A stream one of whose writes fails is lossy from then on, as if its write had not fit
+/// in the queue: what of it is still queued is not written, nothing more of it is queued,
+/// and it is finished there at once, so a replay on another replica ends where the gap
+/// would start.
 async fn write_mirror(
     shared: Arc<dyn super::store::EventStore>,
     session: String,
@@ -421,20 +447,52 @@ async fn write_mirror(
     state: Arc<Mutex<MirrorState>>,
 ) {
     let mut done: u64 = 0;
+    // Streams whose write failed, with the count of writes queued then: their ops among
+    // those are skipped (none of theirs is queued after).
+    let mut failed: HashMap<u64, u64> = HashMap::new();
     while let Some(op) = rx.recv().await {
-        let size = op.size();
-        let written = match op {
-            MirrorOp::Open(stream) => shared.open_stream(&session, stream).await,
-            MirrorOp::Append(stream, seq, frame) => {
-                let text = String::from_utf8_lossy(&frame);
-                shared.append(&session, stream, seq, &text).await
+        let (size, stream) = (op.size(), op.stream());
+        let skipped = failed.contains_key(&stream);
+        if skipped {
+            if matches!(op, MirrorOp::Finish(_)) {
+                // Its local finish was queued before the loss: the stream will not send
+                // more, so it need not stay marked.
+                lock(&state).lossy.remove(&stream);
             }
-            MirrorOp::Finish(stream) => shared.finish(&session, stream).await,
-        };
-        if let Err(e) = written {
-            tracing::warn!(error = %e, "an SSE event could not be written to the shared event store");
+        } else {
+            let written = match op {
+                MirrorOp::Open(stream) => shared.open_stream(&session, stream).await,
+                MirrorOp::Append(stream, seq, frame) => {
+                    let text = String::from_utf8_lossy(&frame);
+                    shared.append(&session, stream, seq, &text).await
+                }
+                MirrorOp::Finish(stream) => {
+                    finish_shared(shared.as_ref(), &session, stream).await;
+                    Ok(())
+                }
+            };
+            if let Err(e) = written {
+                tracing::warn!(
+                    error = %e,
+                    "an SSE event could not be written to the shared event store: its stream \
+                     is written no further there, and ends early when resumed on another replica"
+                );
+                let queued = {
+                    let mut state = lock(&state);
+                    // Still running here (its local finish not yet seen, nor already due):
+                    // nothing more of it is queued.
+                    let finished = state.to_finish.iter().any(|(s, _)| *s == stream);
+                    if !finished {
+                        state.lossy.insert(stream);
+                    }
+                    state.sent
+                };
+                failed.insert(stream, queued);
+                finish_shared(shared.as_ref(), &session, stream).await;
+            }
         }
         done += 1;
+        failed.retain(|_, queued| *queued > done);
         let due: Vec<u64> = {
             let mut state = lock(&state);
             state.bytes -= size;
@@ -446,9 +504,7 @@ async fn write_mirror(
             due.into_iter().map(|(stream, _)| stream).collect()
         };
         for stream in due {
-            if let Err(e) = shared.finish(&session, stream).await {
-                tracing::warn!(error = %e, "a lossy stream could not be ended in the shared event store");
-            }
+            finish_shared(shared.as_ref(), &session, stream).await;
         }
     }
 }
@@ -657,6 +713,157 @@ mod tests {
         want.push(format!("finish {t}"));
         assert_eq!(tail, want);
         assert_eq!(overflows(&store), 1);
+    }
+
+    /// A shared store whose writes named in `fail` fail (as many times as listed), recording
+    /// every write that succeeds, in order.
+    #[derive(Debug, Default)]
+    struct Failing {
+        fail: Mutex<Vec<String>>,
+        writes: Mutex<Vec<String>>,
+    }
+
+    impl Failing {
+        fn refusing(writes: &[String]) -> Self {
+            Self {
+                fail: Mutex::new(writes.to_vec()),
+                writes: Mutex::default(),
+            }
+        }
+
+        fn write(&self, what: String) -> super::super::store::StoreFuture<'_, ()> {
+            Box::pin(async move {
+                let mut fail = lock(&self.fail);
+                if let Some(at) = fail.iter().position(|w| *w == what) {
+                    fail.remove(at);
+                    return Err(crate::error::McpError::internal(format!("{what} failed")));
+                }
+                lock(&self.writes).push(what);
+                Ok(())
+            })
+        }
+
+        /// The writes once `last` is among them (5 s at most), and 100 ms more.
+        async fn writes_through(&self, last: &str) -> Vec<String> {
+            for _ in 0..500 {
+                if lock(&self.writes).iter().any(|w| w == last) {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            lock(&self.writes).clone()
+        }
+    }
+
+    impl super::super::store::EventStore for Failing {
+        fn open_stream<'a>(
+            &'a self,
+            _: &'a str,
+            stream: u64,
+        ) -> super::super::store::StoreFuture<'a, ()> {
+            self.write(format!("open {stream}"))
+        }
+        fn append<'a>(
+            &'a self,
+            _: &'a str,
+            stream: u64,
+            seq: u64,
+            _: &'a str,
+        ) -> super::super::store::StoreFuture<'a, ()> {
+            self.write(format!("append {stream} {seq}"))
+        }
+        fn finish<'a>(
+            &'a self,
+            _: &'a str,
+            stream: u64,
+        ) -> super::super::store::StoreFuture<'a, ()> {
+            self.write(format!("finish {stream}"))
+        }
+        fn read<'a>(
+            &'a self,
+            _: &'a str,
+            _: u64,
+            _: u64,
+        ) -> super::super::store::StoreFuture<'a, super::super::store::Replay> {
+            Box::pin(std::future::ready(Ok(super::super::store::Replay::Unknown)))
+        }
+        fn remove<'a>(&'a self, _: &'a str) -> super::super::store::StoreFuture<'a, ()> {
+            Box::pin(std::future::ready(Ok(())))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_to_the_shared_store_ends_the_stream_there_instead_of_a_gap() {
+        let total = Arc::new(AtomicUsize::new(0));
+        let mirrored = |shared: &Arc<Failing>| {
+            EventStore::mirrored(1 << 20, 1 << 20, total.clone(), shared.clone(), "s".into())
+        };
+
+        // Everything queued before the writer runs: the failed append's successors and the
+        // stream's own finish are already queued; none of them is written after the gap.
+        let s = 11;
+        let shared = Arc::new(Failing::refusing(&[format!("append {s} 2")]));
+        let store = mirrored(&shared);
+        store.open_named(s);
+        store.forward(MirrorOp::Open(s));
+        for seq in 1..=5 {
+            store.push(s, seq, "{}");
+        }
+        store.finish(s);
+        let writes = shared.writes_through(&format!("finish {s}")).await;
+        assert_eq!(
+            writes,
+            vec![
+                format!("open {s}"),
+                format!("append {s} 1"),
+                format!("finish {s}")
+            ]
+        );
+
+        // The loss seen before the rest is sent: nothing more of the stream is queued, its
+        // finish is written even when the first try fails, and a later stream is written
+        // whole.
+        let t = 12;
+        let shared = Arc::new(Failing::refusing(&[
+            format!("append {t} 2"),
+            format!("finish {t}"),
+        ]));
+        let store = mirrored(&shared);
+        store.open_named(t);
+        store.forward(MirrorOp::Open(t));
+        store.push(t, 1, "{}");
+        store.push(t, 2, "{}");
+        let writes = shared.writes_through(&format!("finish {t}")).await;
+        assert_eq!(
+            writes,
+            vec![
+                format!("open {t}"),
+                format!("append {t} 1"),
+                format!("finish {t}")
+            ]
+        );
+        for seq in 3..=4 {
+            store.push(t, seq, "{}");
+        }
+        store.finish(t);
+        let u = 13;
+        store.open_named(u);
+        store.forward(MirrorOp::Open(u));
+        store.push(u, 1, "{}");
+        store.finish(u);
+        let writes = shared.writes_through(&format!("finish {u}")).await;
+        assert_eq!(
+            writes[3..].to_vec(),
+            vec![
+                format!("open {u}"),
+                format!("append {u} 1"),
+                format!("finish {u}")
+            ]
+        );
+        if let Some(mirror) = &store.mirror {
+            assert!(lock(&mirror.state).lossy.is_empty(), "no stream left lossy");
+        }
     }
 
     #[tokio::test]

@@ -95,7 +95,9 @@ return record
 /// sessions that any replica of an endpoint can serve. It speaks RESP itself over tokio, with
 /// the connection handling of [`RedisBus`](crate::events::RedisBus) (same URLs, 5 s connect
 /// timeout, 10 s reply timeout), over one connection that is reopened when it fails (a
-/// command that fails on a broken connection is retried once on a new one).
+/// command that fails on a broken connection is retried once on a new one; a command given up
+/// before its reply, as when its HTTP request is dropped, closes the connection, so its reply
+/// is never read as another command's).
 ///
 /// Keys (`<prefix>` is `mcp` unless [`prefix`](Self::prefix) says otherwise; ids are the
 /// 32-hex-digit `Mcp-Session-Id`):
@@ -237,22 +239,30 @@ impl RedisStore {
     }
 
     /// Runs one command, reconnecting (once) when the connection is broken.
+    ///
+    /// The connection is out of its slot while the command runs, and goes back only once its
+    /// whole reply is read: a call dropped in between (its request aborted, a timeout) drops
+    /// the connection with the unread reply, so no later command can read it as its own.
     async fn call(&self, args: &[&[u8]]) -> Result<Frame, McpError> {
-        let mut conn = self.inner.conn.lock().await;
+        let mut slot = self.inner.conn.lock().await;
         let mut last = None;
         for _ in 0..2 {
-            if conn.is_none() {
-                *conn = Some(open(&self.inner.target).await?);
-            }
-            let Some(live) = conn.as_mut() else { continue };
-            match tokio::time::timeout(REPLY_TIMEOUT, call(live, args)).await {
-                Ok(Ok(Frame::Error(e))) => return Err(McpError::internal(format!("Redis: {e}"))),
-                Ok(Ok(frame)) => return Ok(frame),
+            let mut live = match slot.take() {
+                Some(live) => live,
+                None => open(&self.inner.target).await?,
+            };
+            match tokio::time::timeout(REPLY_TIMEOUT, call(&mut live, args)).await {
+                Ok(Ok(frame)) => {
+                    *slot = Some(live);
+                    return match frame {
+                        Frame::Error(e) => Err(McpError::internal(format!("Redis: {e}"))),
+                        frame => Ok(frame),
+                    };
+                }
                 Ok(Err(e)) => last = Some(e.to_string()),
                 Err(_) => last = Some("no reply in time".to_owned()),
             }
             tracing::warn!(error = ?last, "Redis store connection lost; reconnecting");
-            *conn = None;
         }
         Err(McpError::internal(format!(
             "Redis store unreachable: {}",

@@ -63,55 +63,71 @@ impl HttpSession {
     /// (`current`, just read from the store): per field, a change made here since then (not
     /// yet saved) wins, else the store's value is taken; subscriptions merge URI by URI;
     /// readiness only ever turns on. `current` becomes what this replica last saw, so its
-    /// next save writes only the changes made here.
-    pub(super) fn refresh(&self, current: SessionRecord) {
+    /// next save writes only the changes made here. The merge happens under the session's
+    /// lock ([`Session::merge_stored`]): a change made here meanwhile is not lost. A record of
+    /// another session is refused (an error, nothing taken).
+    pub(super) fn refresh(&self, current: SessionRecord) -> Result<(), McpError> {
+        check_id(self.session.id(), &current)?;
         let mut saved = lock(&self.saved);
         if saved.as_ref() == Some(&current) {
-            return;
+            return Ok(());
         }
-        let s = &self.session;
-        let (level, subscriptions) = match saved.as_ref() {
-            None => (current.log_level, current.subscriptions.clone()),
-            Some(seen) => {
-                let local = s.log_level();
-                let level = if local != seen.log_level {
-                    local
-                } else {
-                    current.log_level
-                };
-                let mine: BTreeSet<String> = s.subscriptions().into_iter().collect();
-                let uris: BTreeSet<&String> = mine
-                    .iter()
-                    .chain(&seen.subscriptions)
-                    .chain(&current.subscriptions)
-                    .collect();
-                let subscriptions = uris
-                    .into_iter()
-                    .filter(|uri| {
-                        let here = mine.contains(*uri);
-                        if here != seen.subscriptions.contains(uri) {
-                            here
-                        } else {
-                            current.subscriptions.contains(uri)
-                        }
-                    })
-                    .cloned()
-                    .collect();
-                (level, subscriptions)
-            }
-        };
+        let seen = saved.as_ref();
         // The session's set is what decides who hears `resources/updated`
         // (server/subscriptions.rs), so URIs merged here are delivered here from now on.
-        s.restore(
+        self.session.merge_stored(
             current.protocol_version.as_str().into(),
-            s.client_info(),
-            s.client_capabilities(),
-            level,
-            subscriptions,
-            s.client_ready() || current.client_ready,
+            current.client_ready,
+            |local, mine| match seen {
+                None => (
+                    current.log_level,
+                    current.subscriptions.iter().cloned().collect(),
+                ),
+                Some(seen) => {
+                    let level = if local != seen.log_level {
+                        local
+                    } else {
+                        current.log_level
+                    };
+                    let uris: BTreeSet<&String> = mine
+                        .iter()
+                        .chain(&seen.subscriptions)
+                        .chain(&current.subscriptions)
+                        .collect();
+                    let subscriptions = uris
+                        .into_iter()
+                        .filter(|uri| {
+                            let here = mine.contains(*uri);
+                            if here != seen.subscriptions.contains(uri) {
+                                here
+                            } else {
+                                current.subscriptions.contains(uri)
+                            }
+                        })
+                        .cloned()
+                        .collect();
+                    (level, subscriptions)
+                }
+            },
         );
         *saved = Some(current);
+        Ok(())
     }
+}
+
+/// Refuses a store's record of another session than `id` (a store answering the wrong
+/// command must not mix sessions' data).
+fn check_id(id: &str, record: &SessionRecord) -> Result<(), McpError> {
+    if record.id == id {
+        return Ok(());
+    }
+    tracing::error!(
+        session = id,
+        "the session store answered with another session's record"
+    );
+    Err(McpError::internal(
+        "the session store answered with another session's record",
+    ))
 }
 
 /// The open sessions, and how many each client holds (counting `initialize`s under way).
@@ -236,7 +252,7 @@ impl<S: Send + Sync + 'static> Shared<S> {
         let session = match &self.config.session_store {
             None => local,
             Some(store) => {
-                let record = store.load(id, self.config.session_idle_timeout).await?;
+                let record = self.load(store.as_ref(), id).await?;
                 match record {
                     None => {
                         let gone = lock(&self.sessions).remove(id);
@@ -248,7 +264,7 @@ impl<S: Send + Sync + 'static> Shared<S> {
                     }
                     Some(record) => match local {
                         Some(local) => {
-                            local.refresh(record);
+                            local.refresh(record)?;
                             Some(local)
                         }
                         None if record.owner != caller => None,
@@ -265,6 +281,56 @@ impl<S: Send + Sync + 'static> Shared<S> {
             return Ok(None);
         }
         Ok(Some(session))
+    }
+
+    /// The store's record of session `id` (which it keeps alive), refused when it is
+    /// another session's.
+    async fn load(
+        &self,
+        store: &dyn super::SessionStore,
+        id: &str,
+    ) -> Result<Option<SessionRecord>, McpError> {
+        let record = store.load(id, self.config.session_idle_timeout).await?;
+        if let Some(record) = &record {
+            check_id(id, record)?;
+        }
+        Ok(record)
+    }
+
+    /// Takes into `session`, held here, what other replicas changed in it since
+    /// ([`HttpSession::refresh`]), as a lookup does; the session is kept alive in the store.
+    /// `false` when the store no longer has it (deleted or expired through another replica):
+    /// it is ended here too. `true` without a session store.
+    pub(super) async fn reload(&self, session: &Arc<HttpSession>) -> Result<bool, McpError> {
+        let Some(store) = &self.config.session_store else {
+            return Ok(true);
+        };
+        let id = session.session.id();
+        match self.load(store.as_ref(), id).await? {
+            Some(record) => {
+                session.refresh(record)?;
+                Ok(true)
+            }
+            None => {
+                let gone = {
+                    let mut sessions = lock(&self.sessions);
+                    let ours = sessions
+                        .map
+                        .get(id)
+                        .is_some_and(|held| Arc::ptr_eq(held, session));
+                    if ours {
+                        sessions.remove(id)
+                    } else {
+                        None
+                    }
+                };
+                if let Some(gone) = gone {
+                    tracing::debug!(session = id, "session ended on another replica");
+                    self.end(&gone, true);
+                }
+                Ok(false)
+            }
+        }
     }
 
     /// Serves here a session another replica opened (its record from the store).
@@ -326,10 +392,10 @@ impl<S: Send + Sync + 'static> Shared<S> {
         }
         let idle = self.config.session_idle_timeout;
         if seen.is_some() {
-            let Some(current) = store.load(&record.id, idle).await? else {
+            let Some(current) = self.load(store.as_ref(), &record.id).await? else {
                 return Ok(());
             };
-            session.refresh(current);
+            session.refresh(current)?;
             match session.record() {
                 Some(merged) => record = merged,
                 None => return Ok(()),
@@ -579,5 +645,121 @@ mod tests {
         held.session.set_log_level(LoggingLevel::Error);
         b.save(&held).await.unwrap();
         assert_eq!(store.load(&opened.id, IDLE).await.unwrap(), None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_subscription_made_here_during_a_refresh_is_kept() {
+        let running = RunningServer::start(Server::new("b")).await.unwrap();
+        let store = MemorySessionStore::default();
+        let b = Shared::new(running, HttpConfig::default().session_store(store));
+        let opened = SessionRecord {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            protocol_version: "2025-11-25".into(),
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            log_level: None,
+            subscriptions: Vec::new(),
+            client_ready: true,
+            owner: None,
+            client: None,
+            created_at_ms: now_ms(),
+        };
+        let held = b.rebuild(opened.clone());
+        // Other replicas keep changing the level while requests here subscribe.
+        let records: Vec<SessionRecord> = [LoggingLevel::Warning, LoggingLevel::Error]
+            .into_iter()
+            .map(|level| SessionRecord {
+                log_level: Some(level),
+                ..opened.clone()
+            })
+            .collect();
+        let done = std::sync::atomic::AtomicBool::new(false);
+        // Subscribes for 300 ms at most (so the test stays short on a busy machine).
+        let until = Instant::now() + Duration::from_millis(300);
+        let subscribed = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for i in 0.. {
+                    if done.load(std::sync::atomic::Ordering::Acquire) {
+                        break;
+                    }
+                    held.refresh(records[i % 2].clone()).unwrap();
+                }
+            });
+            let mut n = 0;
+            while n < 3_000 && Instant::now() < until {
+                held.session.set_subscribed(&format!("file:///{n}"), true);
+                n += 1;
+            }
+            done.store(true, std::sync::atomic::Ordering::Release);
+            n
+        });
+        assert!(subscribed > 0);
+        assert_eq!(held.session.subscriptions().len(), subscribed, "none lost");
+    }
+
+    /// A store that answers every load with the record of another session.
+    #[derive(Debug)]
+    struct Confused(SessionRecord);
+
+    impl SessionStore for Confused {
+        fn save<'a>(
+            &'a self,
+            _: &'a SessionRecord,
+            _: Duration,
+        ) -> crate::transport::http::store::StoreFuture<'a, ()> {
+            Box::pin(std::future::ready(Ok(())))
+        }
+        fn load<'a>(
+            &'a self,
+            _: &'a str,
+            _: Duration,
+        ) -> crate::transport::http::store::StoreFuture<'a, Option<SessionRecord>> {
+            Box::pin(std::future::ready(Ok(Some(self.0.clone()))))
+        }
+        fn remove<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::transport::http::store::StoreFuture<'a, bool> {
+            Box::pin(std::future::ready(Ok(true)))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_record_of_another_session_is_refused() {
+        let running = RunningServer::start(Server::new("b")).await.unwrap();
+        let mine = SessionRecord {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            protocol_version: "2025-11-25".into(),
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            log_level: None,
+            subscriptions: vec!["file:///mine".into()],
+            client_ready: true,
+            owner: None,
+            client: None,
+            created_at_ms: now_ms(),
+        };
+        let theirs = SessionRecord {
+            id: "fedcba9876543210fedcba9876543210".into(),
+            log_level: Some(LoggingLevel::Debug),
+            subscriptions: vec!["file:///theirs".into()],
+            ..mine.clone()
+        };
+        let b = Shared::new(
+            running,
+            HttpConfig::default().session_store(Confused(theirs.clone())),
+        );
+        let held = b.rebuild(mine.clone());
+        assert!(held.refresh(mine.clone()).is_ok());
+        assert!(held.refresh(theirs).is_err());
+        held.session.set_log_level(LoggingLevel::Error);
+        let refused = b.save(&held).await;
+        assert!(refused.is_err(), "{refused:?}");
+        assert!(b.reload(&held).await.is_err());
+        assert_eq!(
+            held.session.subscriptions(),
+            vec!["file:///mine".to_owned()]
+        );
+        assert_eq!(held.session.log_level(), Some(LoggingLevel::Error));
     }
 }

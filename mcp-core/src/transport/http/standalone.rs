@@ -2,7 +2,7 @@
 //! its streams.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::http::StatusCode;
@@ -98,12 +98,50 @@ pub(crate) async fn get_stream<S: Send + Sync + 'static>(
     let Some(rx) = lock(&session.standalone).take() else {
         return StatusCode::CONFLICT.into_response();
     };
+    let refresher = spawn_refresh(shared, &session);
     let stream = StandaloneStream {
         rx: Some(rx),
         session,
         primed: false,
+        refresher,
     };
     response::sse_body(stream, shared.config.keep_alive)
+}
+
+/// With a session store, refreshes `session` from it every
+/// [`session_refresh`](super::HttpConfig::session_refresh) while its standalone stream is open
+/// (the stream aborts the task when it ends), so the stream follows what other replicas
+/// changed; a session the store no longer has is ended, and the task with it.
+fn spawn_refresh<S: Send + Sync + 'static>(
+    shared: &Arc<Shared<S>>,
+    session: &Arc<HttpSession>,
+) -> Option<tokio::task::AbortHandle> {
+    shared.config.session_store.as_ref()?;
+    let every = shared.config.session_refresh.max(Duration::from_millis(10));
+    let (shared, session) = (Arc::downgrade(shared), Arc::downgrade(session));
+    let task = tokio::spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let (Some(shared), Some(session)) = (shared.upgrade(), session.upgrade()) else {
+                break;
+            };
+            if session.session.is_closed() {
+                break;
+            }
+            match shared.reload(&session).await {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => tracing::warn!(
+                    error = %e,
+                    session = session.session.id(),
+                    "the session store could not be read to refresh an open GET stream's session"
+                ),
+            }
+        }
+    });
+    Some(task.abort_handle())
 }
 
 /// The session's standalone stream: a priming event, then every session-level message, each
@@ -112,11 +150,16 @@ struct StandaloneStream {
     rx: Option<crate::lowlevel::Outbox>,
     session: Arc<HttpSession>,
     primed: bool,
+    /// The task refreshing the session from the store while the stream is open.
+    refresher: Option<tokio::task::AbortHandle>,
 }
 
 impl Drop for StandaloneStream {
     /// The client went away: the next GET gets the stream (and what queued meanwhile).
     fn drop(&mut self) {
+        if let Some(task) = self.refresher.take() {
+            task.abort();
+        }
         if let Some(rx) = self.rx.take() {
             if !self.session.session.is_closed() {
                 *lock(&self.session.standalone) = Some(rx);
