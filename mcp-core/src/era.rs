@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::error::{codes, echo_capped, McpError};
@@ -133,18 +134,16 @@ fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, Mc
     }
     let client_info = meta
         .get(META_CLIENT_INFO)
-        .and_then(|v| serde_json::from_value::<Implementation>(v.clone()).ok())
+        .and_then(|v| Implementation::deserialize(v).ok())
         .map(Arc::new);
     let log_level = match meta.get(META_LOG_LEVEL) {
         None | Some(Value::Null) => None,
-        Some(v) => Some(
-            serde_json::from_value::<LoggingLevel>(v.clone()).map_err(|_| {
-                McpError::invalid_params(format!(
-                    "Invalid _meta: unknown {META_LOG_LEVEL} {}",
-                    echo_capped(&v.to_string())
-                ))
-            })?,
-        ),
+        Some(v) => Some(LoggingLevel::deserialize(v).map_err(|_| {
+            McpError::invalid_params(format!(
+                "Invalid _meta: unknown {META_LOG_LEVEL} {}",
+                echo_capped(&v.to_string())
+            ))
+        })?),
     };
     Ok(RequestEnvelope {
         protocol_version: version.into(),
@@ -172,7 +171,8 @@ pub fn unsupported_version(requested: &str) -> McpError {
 impl ClientCapabilities {
     /// Reads capabilities, ignoring members of the wrong shape instead of failing.
     pub(crate) fn deserialize_lenient(value: &Value) -> Self {
-        serde_json::from_value(value.clone()).unwrap_or_else(|_| {
+        // Read through the reference: no copy of the value.
+        ClientCapabilities::deserialize(value).unwrap_or_else(|_| {
             let mut caps = ClientCapabilities::default();
             if let Value::Object(map) = value {
                 let obj = |k: &str| map.get(k).and_then(Value::as_object).cloned();
