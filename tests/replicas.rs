@@ -11,7 +11,6 @@
 
 mod support;
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use mcp::events::Event;
@@ -19,6 +18,7 @@ use mcp::prelude::*;
 use mcp::transport::{HttpConfig, MemoryEventStore, MemorySessionStore, RedisStore};
 use serde_json::{json, Value};
 use support::raw_http::{send, Reply};
+use support::redis::redis;
 use support::sse::SseStream;
 
 /// Logs two steps (so its answer is an SSE stream with events), then answers.
@@ -466,60 +466,6 @@ async fn without_stores_a_session_stays_on_its_replica() {
     assert_eq!(call(a, &sid, 1, "whoami").await.status, 200);
     assert_eq!(call(b, &sid, 2, "whoami").await.status, 404);
     let _ = (stop_a.send(()), stop_b.send(()));
-}
-
-/// A `redis-server` this test started (killed, by PID, when dropped).
-struct OwnRedis(Child);
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The shared Redis: `MCP_TEST_REDIS_URL`, or one started for this test; `None` (the test
-/// skips) when there is neither.
-fn redis() -> Option<(String, Option<OwnRedis>)> {
-    if let Ok(url) = std::env::var("MCP_TEST_REDIS_URL") {
-        return Some((url, None));
-    }
-    let present = support::runs("redis-server");
-    if !support::outside_program(
-        "redis",
-        present,
-        "apt-get install redis-server, or set MCP_TEST_REDIS_URL",
-    ) {
-        return None;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("redis-server starts");
-    let own = OwnRedis(child);
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some((format!("redis://127.0.0.1:{port}"), Some(own)));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("redis-server did not start on port {port}");
 }
 
 /// Stores under a prefix of their own, so tests sharing one Redis do not meet.

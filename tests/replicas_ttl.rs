@@ -7,13 +7,13 @@
 
 mod support;
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use mcp::prelude::*;
 use mcp::transport::{EventStore, HttpConfig, RedisStore};
 use serde_json::json;
 use support::raw_http::send;
+use support::redis::redis;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
@@ -22,53 +22,6 @@ use tokio::net::TcpStream;
 async fn step(ctx: RequestContext) -> mcp::Result<String> {
     ctx.log(LoggingLevel::Error, "step").await?;
     Ok("done".into())
-}
-
-/// A `redis-server` this test started (killed, by PID, when dropped).
-struct OwnRedis(Child);
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The Redis to use (`host:port`): `MCP_TEST_REDIS_URL` (without a password), or one started for this test; `None`
-/// (the test skips) when there is neither.
-fn redis() -> Option<(String, Option<OwnRedis>)> {
-    if let Ok(url) = std::env::var("MCP_TEST_REDIS_URL") {
-        let addr = url.trim_start_matches("redis://").to_owned();
-        return Some((addr, None));
-    }
-    let present = support::runs("redis-server");
-    if !support::outside_program(
-        "redis",
-        present,
-        "apt-get install redis-server, or set MCP_TEST_REDIS_URL",
-    ) {
-        return None;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("redis-server starts");
-    let own = OwnRedis(child);
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some((format!("127.0.0.1:{port}"), Some(own)));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("redis-server did not start on port {port}");
 }
 
 /// A RESP reply: enough of it for `SCAN` and `PTTL`.
@@ -168,9 +121,11 @@ fn in_session(sid: &str) -> [(&str, &str); 2] {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_key_the_redis_store_writes_expires() {
-    let Some((addr, _own)) = redis() else { return };
+    let Some((url, _own)) = redis() else { return };
+    // The RESP client below takes `host:port` (a URL with a password is not supported here).
+    let addr = url.trim_start_matches("redis://").to_owned();
     let prefix = format!("mcp-test:ttl:{}", std::process::id());
-    let store = RedisStore::connect(&format!("redis://{addr}"))
+    let store = RedisStore::connect(&url)
         .await
         .expect("Redis is reachable")
         .prefix(prefix.clone());

@@ -15,6 +15,7 @@ use mcp::server::{MemoryTaskStore, RedisTaskStore, TaskRecord, TaskStore};
 use mcp::transport::RawConnection;
 use mcp::types::TaskStatus;
 use serde_json::{json, Value};
+use support::redis::redis;
 use support::{modern, roundtrip};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -428,9 +429,9 @@ async fn compare_and_set(store: &dyn TaskStore, id: &str) {
 #[tokio::test]
 async fn stores_compare_versions_so_a_stale_transition_loses() {
     compare_and_set(&MemoryTaskStore::default(), "memory-task").await;
-    let Some(redis) = redis() else { return };
+    let Some((url, _own)) = redis() else { return };
     let prefix = format!("mcp-test:cas:{}:", std::process::id());
-    let store = RedisTaskStore::connect_prefixed(&redis.url, &prefix)
+    let store = RedisTaskStore::connect_prefixed(&url, &prefix)
         .await
         .unwrap();
     compare_and_set(&store, "redis-task").await;
@@ -469,9 +470,9 @@ async fn expires_from_creation(server: McpServer) {
 #[tokio::test]
 async fn a_change_does_not_extend_a_tasks_life() {
     expires_from_creation(server()).await;
-    let Some(redis) = redis() else { return };
+    let Some((url, _own)) = redis() else { return };
     let prefix = format!("mcp-test:ttl:{}:", std::process::id());
-    let store = RedisTaskStore::connect_prefixed(&redis.url, &prefix)
+    let store = RedisTaskStore::connect_prefixed(&url, &prefix)
         .await
         .unwrap();
     expires_from_creation(server().task_store(store)).await;
@@ -491,9 +492,9 @@ async fn counted(ctx: RequestContext) -> mcp::Result<String> {
 
 #[tokio::test]
 async fn two_updates_answering_at_once_run_the_tool_once() {
-    let Some(redis) = redis() else { return };
+    let Some((url, _own)) = redis() else { return };
     let prefix = format!("mcp-test:updates:{}:", std::process::id());
-    let store = || RedisTaskStore::connect_prefixed(&redis.url, &prefix);
+    let store = || RedisTaskStore::connect_prefixed(&url, &prefix);
     let replica = || server().tool(CountedTool);
     let mut a = RawConnection::open(replica().task_store(store().await.unwrap()))
         .await
@@ -549,71 +550,11 @@ async fn a_cancel_racing_the_tools_end_leaves_one_final_state() {
     }
 }
 
-/// Redis: `MCP_TEST_REDIS_URL`, or a `redis-server` started here (killed when dropped).
-struct Redis {
-    url: String,
-    child: Option<std::process::Child>,
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        if let Some(child) = &mut self.child {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-fn redis() -> Option<Redis> {
-    if let Ok(url) = std::env::var("MCP_TEST_REDIS_URL") {
-        return Some(Redis { url, child: None });
-    }
-    let present = support::runs("redis-server");
-    if !support::outside_program(
-        "redis",
-        present,
-        "apt-get install redis-server, or set MCP_TEST_REDIS_URL",
-    ) {
-        return None;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = std::process::Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("redis-server starts");
-    let redis = Redis {
-        url: format!("redis://127.0.0.1:{port}"),
-        child: Some(child),
-    };
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some(redis);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("redis-server did not start on port {port}");
-}
-
 #[tokio::test]
 async fn a_task_started_on_one_replica_is_read_and_updated_on_another() {
-    let Some(redis) = redis() else { return };
+    let Some((url, _own)) = redis() else { return };
     let prefix = format!("mcp-test:tasks:{}:", std::process::id());
-    let store = || RedisTaskStore::connect_prefixed(&redis.url, &prefix);
+    let store = || RedisTaskStore::connect_prefixed(&url, &prefix);
     let mut a = RawConnection::open(server().task_store(store().await.unwrap()))
         .await
         .unwrap();
@@ -732,9 +673,9 @@ async fn a_task_is_gone_after_its_ttl() {
 
 #[tokio::test]
 async fn a_task_ended_on_another_replica_no_longer_counts_against_the_limit() {
-    let Some(redis) = redis() else { return };
+    let Some((url, _own)) = redis() else { return };
     let prefix = format!("mcp-test:limits:{}:", std::process::id());
-    let store = || RedisTaskStore::connect_prefixed(&redis.url, &prefix);
+    let store = || RedisTaskStore::connect_prefixed(&url, &prefix);
     let mut a = RawConnection::open(server().max_tasks(1).task_store(store().await.unwrap()))
         .await
         .unwrap();

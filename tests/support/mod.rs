@@ -3,6 +3,7 @@
 
 pub mod jwt;
 pub mod raw_http;
+pub mod redis;
 pub mod sse;
 
 use mcp::transport::RawConnection;
