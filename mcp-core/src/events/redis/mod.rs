@@ -1,6 +1,9 @@
 //! [`RedisBus`]: events shared between processes through Redis pub/sub.
 
+mod commands;
 pub(crate) mod resp;
+
+pub(crate) use commands::Commands;
 
 use std::sync::Arc;
 use std::time::Duration;

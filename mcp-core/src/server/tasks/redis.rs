@@ -2,12 +2,10 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Mutex;
-
 use super::store::{TaskRecord, TaskStore};
 use crate::error::McpError;
 use crate::events::redis::resp::Frame;
-use crate::events::redis::{call, open, Conn, Target, REPLY_TIMEOUT};
+use crate::events::redis::{Commands, Target};
 use crate::lowlevel::BoxFuture;
 
 /// The prefix of the default store's keys: `mcp:task:<taskId>`.
@@ -40,11 +38,10 @@ pub struct RedisTaskStore {
 }
 
 struct Inner {
-    target: Target,
+    commands: Commands,
     /// `host:port` as given (no credentials), for `Debug`.
     at: String,
     prefix: String,
-    conn: Mutex<Option<Conn>>,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -65,20 +62,10 @@ impl RedisTaskStore {
     /// Connects to `url`, keys prefixed `prefix` (servers that must not see each other's
     /// tasks on one Redis use different prefixes).
     pub async fn connect_prefixed(url: &str, prefix: &str) -> Result<Self, McpError> {
-        let target = Target::parse(url)?;
-        let mut conn = open(&target).await?;
-        match call(&mut conn, &[b"PING"]).await {
-            Ok(Frame::Simple(_)) => {}
-            Ok(other) => {
-                return Err(McpError::internal(format!(
-                    "Redis answered PING with {other:?}"
-                )))
-            }
-            Err(e) => return Err(McpError::internal(format!("Redis PING failed: {e}"))),
-        }
+        let commands = Commands::connect(Target::parse(url)?).await?;
         Ok(Self {
             inner: Arc::new(Inner {
-                target,
+                commands,
                 at: url
                     .trim_start_matches("redis://")
                     .rsplit('@')
@@ -86,39 +73,14 @@ impl RedisTaskStore {
                     .unwrap_or_default()
                     .to_owned(),
                 prefix: prefix.to_owned(),
-                conn: Mutex::new(Some(conn)),
             }),
         })
     }
 }
 
 impl Inner {
-    /// Runs one command, reconnecting and retrying once when the connection fails. The
-    /// connection is out of its slot while a command is on it: a caller that gives up midway
-    /// (a dropped request) drops the connection with it, so no later command ever reads the
-    /// reply meant for an earlier one.
     async fn run(&self, args: &[&[u8]]) -> Result<Frame, McpError> {
-        let mut slot = self.conn.lock().await;
-        let mut last = String::new();
-        for _ in 0..2 {
-            let mut conn = match slot.take() {
-                Some(conn) => conn,
-                None => open(&self.target).await?,
-            };
-            match tokio::time::timeout(REPLY_TIMEOUT, call(&mut conn, args)).await {
-                Ok(Ok(Frame::Error(e))) => {
-                    *slot = Some(conn);
-                    return Err(McpError::internal(format!("Redis refused a command: {e}")));
-                }
-                Ok(Ok(frame)) => {
-                    *slot = Some(conn);
-                    return Ok(frame);
-                }
-                Ok(Err(e)) => last = e.to_string(),
-                Err(_) => last = "no reply in time".into(),
-            }
-        }
-        Err(McpError::internal(format!("Redis task store: {last}")))
+        self.commands.run("Redis task store", args).await
     }
 }
 

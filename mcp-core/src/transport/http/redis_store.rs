@@ -3,14 +3,10 @@
 
 use std::time::Duration;
 
-use tokio::sync::Mutex;
-
 use super::store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture};
 use crate::error::McpError;
 use crate::events::redis::resp::Frame;
-use crate::events::redis::{
-    call, listen, open, open_subscribed, reconnect, Conn, Target, REPLY_TIMEOUT,
-};
+use crate::events::redis::{listen, open_subscribed, reconnect, Commands, Conn, Target};
 
 /// The prefix of every key unless another is chosen: `mcp`.
 const DEFAULT_PREFIX: &str = "mcp";
@@ -135,8 +131,7 @@ pub struct RedisStore {
 }
 
 struct Inner {
-    target: Target,
-    conn: Mutex<Option<Conn>>,
+    commands: Commands,
     /// Answers forwarded by replicas, heard on `<prefix>:answers` (subscribed on first use).
     answers: std::sync::OnceLock<tokio::sync::broadcast::Sender<(String, String)>>,
     listener: std::sync::OnceLock<tokio::task::AbortHandle>,
@@ -175,8 +170,8 @@ async fn hear_answers(
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore")
-            .field("host", &self.inner.target.host)
-            .field("port", &self.inner.target.port)
+            .field("host", &self.inner.commands.target().host)
+            .field("port", &self.inner.commands.target().port)
             .field("prefix", &self.prefix)
             .field("event_bytes", &self.event_bytes)
             .field("event_ttl", &self.event_ttl)
@@ -200,8 +195,7 @@ impl RedisStore {
         let target = Target::parse(url)?;
         let store = Self {
             inner: std::sync::Arc::new(Inner {
-                target,
-                conn: Mutex::new(None),
+                commands: Commands::new(target),
                 answers: std::sync::OnceLock::new(),
                 listener: std::sync::OnceLock::new(),
             }),
@@ -238,36 +232,10 @@ impl RedisStore {
         format!("{}:{kind}:{id}", self.prefix)
     }
 
-    /// Runs one command, reconnecting (once) when the connection is broken.
-    ///
-    /// The connection is out of its slot while the command runs, and goes back only once its
-    /// whole reply is read: a call dropped in between (its request aborted, a timeout) drops
-    /// the connection with the unread reply, so no later command can read it as its own.
+    /// Runs one command ([`Commands::run`]: reconnects once; a dropped call drops its
+    /// connection).
     async fn call(&self, args: &[&[u8]]) -> Result<Frame, McpError> {
-        let mut slot = self.inner.conn.lock().await;
-        let mut last = None;
-        for _ in 0..2 {
-            let mut live = match slot.take() {
-                Some(live) => live,
-                None => open(&self.inner.target).await?,
-            };
-            match tokio::time::timeout(REPLY_TIMEOUT, call(&mut live, args)).await {
-                Ok(Ok(frame)) => {
-                    *slot = Some(live);
-                    return match frame {
-                        Frame::Error(e) => Err(McpError::internal(format!("Redis: {e}"))),
-                        frame => Ok(frame),
-                    };
-                }
-                Ok(Err(e)) => last = Some(e.to_string()),
-                Err(_) => last = Some("no reply in time".to_owned()),
-            }
-            tracing::warn!(error = ?last, "Redis store connection lost; reconnecting");
-        }
-        Err(McpError::internal(format!(
-            "Redis store unreachable: {}",
-            last.unwrap_or_default()
-        )))
+        self.inner.commands.run("Redis store", args).await
     }
 
     /// Sets `field` in the stream hash of `session`, with the events' expiry ([`MARK`]).
@@ -340,7 +308,7 @@ impl SessionStore for RedisStore {
         let sender = self.inner.answers.get_or_init(|| {
             let (sender, _) = tokio::sync::broadcast::channel(super::store::ANSWERS);
             let (target, channel, out) = (
-                self.inner.target.clone(),
+                self.inner.commands.target().clone(),
                 self.key("answers", "all"),
                 sender.clone(),
             );
