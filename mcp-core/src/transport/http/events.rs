@@ -577,48 +577,61 @@ mod tests {
         assert_eq!(total.load(Ordering::Relaxed), 0);
     }
 
-    /// A shared store that writes nothing until opened, then records every write in order.
+    /// A fake shared store: writes nothing until `open` has permits (open at once unless
+    /// [`stalled`](Self::stalled)), fails the writes named in `fail` (as many times as
+    /// listed), and records every write that succeeds, in order.
     #[derive(Debug)]
-    struct Stalled {
+    struct Fake {
         open: Semaphore,
+        fail: Mutex<Vec<String>>,
         writes: Mutex<Vec<String>>,
     }
 
-    impl Default for Stalled {
-        fn default() -> Self {
+    impl Fake {
+        fn stalled() -> Self {
             Self {
                 open: Semaphore::new(0),
+                fail: Mutex::default(),
                 writes: Mutex::default(),
             }
         }
-    }
 
-    impl Stalled {
+        fn refusing(writes: &[String]) -> Self {
+            Self {
+                open: Semaphore::new(Semaphore::MAX_PERMITS),
+                fail: Mutex::new(writes.to_vec()),
+                writes: Mutex::default(),
+            }
+        }
+
         fn write(&self, what: String) -> super::super::store::StoreFuture<'_, ()> {
             Box::pin(async move {
                 let _ = self.open.acquire().await;
+                let mut fail = lock(&self.fail);
+                if let Some(at) = fail.iter().position(|w| *w == what) {
+                    fail.remove(at);
+                    return Err(crate::error::McpError::internal(format!("{what} failed")));
+                }
                 lock(&self.writes).push(what);
                 Ok(())
             })
         }
 
-        fn writes(&self) -> Vec<String> {
-            lock(&self.writes).clone()
-        }
-
-        /// The writes once `last` is among them (5 s at most).
+        /// The writes once `last` is among them (5 s at most), and 100 ms more (so a write
+        /// that should not come would be seen).
         async fn writes_through(&self, last: &str) -> Vec<String> {
             for _ in 0..500 {
-                if self.writes().iter().any(|w| w == last) {
+                if lock(&self.writes).iter().any(|w| w == last) {
                     break;
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
-            self.writes()
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            lock(&self.writes).clone()
         }
     }
 
-    impl super::super::store::EventStore for Stalled {
+    impl super::super::store::EventStore for Fake {
         fn open_stream<'a>(
             &'a self,
             _: &'a str,
@@ -664,7 +677,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_stalled_shared_store_gets_a_bounded_queue_and_lossy_streams_end_early() {
-        let shared = Arc::new(Stalled::default());
+        let shared = Arc::new(Fake::stalled());
         let total = Arc::new(AtomicUsize::new(0));
         let store = EventStore::mirrored(1 << 30, 1 << 30, total, shared.clone(), "s".into());
         let s = store.open_stream();
@@ -715,95 +728,17 @@ mod tests {
         assert_eq!(overflows(&store), 1);
     }
 
-    /// A shared store whose writes named in `fail` fail (as many times as listed), recording
-    /// every write that succeeds, in order.
-    #[derive(Debug, Default)]
-    struct Failing {
-        fail: Mutex<Vec<String>>,
-        writes: Mutex<Vec<String>>,
-    }
-
-    impl Failing {
-        fn refusing(writes: &[String]) -> Self {
-            Self {
-                fail: Mutex::new(writes.to_vec()),
-                writes: Mutex::default(),
-            }
-        }
-
-        fn write(&self, what: String) -> super::super::store::StoreFuture<'_, ()> {
-            Box::pin(async move {
-                let mut fail = lock(&self.fail);
-                if let Some(at) = fail.iter().position(|w| *w == what) {
-                    fail.remove(at);
-                    return Err(crate::error::McpError::internal(format!("{what} failed")));
-                }
-                lock(&self.writes).push(what);
-                Ok(())
-            })
-        }
-
-        /// The writes once `last` is among them (5 s at most), and 100 ms more.
-        async fn writes_through(&self, last: &str) -> Vec<String> {
-            for _ in 0..500 {
-                if lock(&self.writes).iter().any(|w| w == last) {
-                    break;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            lock(&self.writes).clone()
-        }
-    }
-
-    impl super::super::store::EventStore for Failing {
-        fn open_stream<'a>(
-            &'a self,
-            _: &'a str,
-            stream: u64,
-        ) -> super::super::store::StoreFuture<'a, ()> {
-            self.write(format!("open {stream}"))
-        }
-        fn append<'a>(
-            &'a self,
-            _: &'a str,
-            stream: u64,
-            seq: u64,
-            _: &'a str,
-        ) -> super::super::store::StoreFuture<'a, ()> {
-            self.write(format!("append {stream} {seq}"))
-        }
-        fn finish<'a>(
-            &'a self,
-            _: &'a str,
-            stream: u64,
-        ) -> super::super::store::StoreFuture<'a, ()> {
-            self.write(format!("finish {stream}"))
-        }
-        fn read<'a>(
-            &'a self,
-            _: &'a str,
-            _: u64,
-            _: u64,
-        ) -> super::super::store::StoreFuture<'a, super::super::store::Replay> {
-            Box::pin(std::future::ready(Ok(super::super::store::Replay::Unknown)))
-        }
-        fn remove<'a>(&'a self, _: &'a str) -> super::super::store::StoreFuture<'a, ()> {
-            Box::pin(std::future::ready(Ok(())))
-        }
-    }
-
     #[tokio::test]
     async fn a_failed_write_to_the_shared_store_ends_the_stream_there_instead_of_a_gap() {
         let total = Arc::new(AtomicUsize::new(0));
-        let mirrored = |shared: &Arc<Failing>| {
+        let mirrored = |shared: &Arc<Fake>| {
             EventStore::mirrored(1 << 20, 1 << 20, total.clone(), shared.clone(), "s".into())
         };
 
         // Everything queued before the writer runs: the failed append's successors and the
         // stream's own finish are already queued; none of them is written after the gap.
         let s = 11;
-        let shared = Arc::new(Failing::refusing(&[format!("append {s} 2")]));
+        let shared = Arc::new(Fake::refusing(&[format!("append {s} 2")]));
         let store = mirrored(&shared);
         store.open_named(s);
         store.forward(MirrorOp::Open(s));
@@ -825,7 +760,7 @@ mod tests {
         // finish is written even when the first try fails, and a later stream is written
         // whole.
         let t = 12;
-        let shared = Arc::new(Failing::refusing(&[
+        let shared = Arc::new(Fake::refusing(&[
             format!("append {t} 2"),
             format!("finish {t}"),
         ]));
@@ -868,7 +803,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_queue_to_the_shared_store_is_bounded_in_bytes_too() {
-        let shared = Arc::new(Stalled::default());
+        let shared = Arc::new(Fake::stalled());
         let total = Arc::new(AtomicUsize::new(0));
         let store = EventStore::mirrored(1000, 1 << 30, total, shared.clone(), "s".into());
         let s = store.open_stream();
