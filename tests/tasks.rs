@@ -724,3 +724,34 @@ async fn a_client_at_its_limit_is_refused_before_the_tool_asks_anything() {
         "no question asked: {refused}"
     );
 }
+
+#[tokio::test]
+async fn a_tasks_life_is_capped_at_30_days() {
+    let mut conn = RawConnection::open(server().task_ttl(Duration::from_secs(365 * 24 * 3600)))
+        .await
+        .unwrap();
+    let created = call(&mut conn, 1, "work", json!({"ms": 1})).await;
+    assert_eq!(created["ttlMs"], 30u64 * 24 * 3_600_000, "{created}");
+}
+
+#[tokio::test]
+async fn a_listen_filter_keeps_each_known_task_once() {
+    let mut conn = RawConnection::open(server()).await.unwrap();
+    let created = call(&mut conn, 1, "two_names", json!({})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let ack = roundtrip(
+        &mut conn,
+        &with_tasks(
+            2,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [id, "no-such-task", id]}}),
+        ),
+    )
+    .await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([id]),
+        "{ack}"
+    );
+}

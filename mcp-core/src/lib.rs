@@ -23,6 +23,7 @@ pub mod jsonrpc;
 mod lines;
 pub mod lowlevel;
 mod peer;
+mod random_id;
 pub mod request_state;
 pub mod server;
 pub mod trace;

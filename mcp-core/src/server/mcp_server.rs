@@ -111,14 +111,15 @@ impl<S: Send + Sync + 'static> McpServer<S> {
             reg.required_scopes(method, target)
         }));
         let (opened, closed) = (registry.subscribers.clone(), registry.subscribers.clone());
-        let (subscribe, unsubscribe) = (registry.subscribers.clone(), registry.subscribers.clone());
+        // The session's subscriptions are the one record of who hears `resources/updated` (a
+        // session store carries them to other replicas, which then deliver them too).
         lowlevel
-            .on_subscribe_resource(move |ctx, p| {
-                subscribe.subscribe_uri(ctx.session(), p.uri);
+            .on_subscribe_resource(|ctx, p| {
+                ctx.session().set_subscribed(&p.uri, true);
                 async { Ok(EmptyResult::default()) }
             })
-            .on_unsubscribe_resource(move |ctx, p| {
-                unsubscribe.unsubscribe_uri(ctx.session(), &p.uri);
+            .on_unsubscribe_resource(|ctx, p| {
+                ctx.session().set_subscribed(&p.uri, false);
                 async { Ok(EmptyResult::default()) }
             })
             .enable_logging()
@@ -594,25 +595,21 @@ fn install_tools<S: Send + Sync + 'static>(
 /// and error texts can quote numbers as the client wrote them.
 ///
 /// The fields are [`CallToolRequestParams`]'s, spelled out (no `flatten`, which buffers the
-/// whole object): `_meta` (already read by the engine) is only checked to be an object.
+/// whole object). Those the engine reads elsewhere (`_meta`, `task`, `inputResponses`,
+/// `requestState`) are only checked for their JSON type here, nothing built.
 #[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct ToolCall {
     name: String,
     #[serde(default, deserialize_with = "present")]
     arguments: Option<Box<serde_json::value::RawValue>>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    task: Option<JsonObject>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    input_responses: Option<JsonObject>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    request_state: Option<String>,
+    #[serde(rename = "task", default)]
+    _task: Option<AnObject>,
+    #[serde(rename = "inputResponses", default)]
+    _input_responses: Option<AnObject>,
+    #[serde(rename = "requestState", default)]
+    _request_state: Option<String>,
     #[serde(rename = "_meta", default)]
-    #[allow(dead_code)]
-    meta: Option<AnObject>,
+    _meta: Option<AnObject>,
 }
 
 /// Any JSON object, skipped without being built.
@@ -700,7 +697,7 @@ async fn call_tool<S: Send + Sync + 'static>(
         _ => JsonObject::new(),
     };
     if ctx.era() == Era::Modern {
-        if let Some(created) = super::tasks::maybe_start(tasks, &def, &ctx, &args).await? {
+        if let Some(created) = super::tasks::maybe_start(tasks, &def, &ctx, &args, source).await? {
             return Ok(Reply::Value(created));
         }
     }

@@ -474,10 +474,9 @@ impl SkillsDir {
     /// Whether `dir`, named by a client's URI, really lies inside the root: a symlinked
     /// directory on the way could lead anywhere (listing never follows one; a URI could).
     fn contains(&self, dir: &Path) -> bool {
-        match (dir.canonicalize(), self.root.canonicalize()) {
-            (Ok(dir), Ok(root)) => dir.starts_with(root),
-            _ => false,
-        }
+        // The root was canonicalized once, by `skills_dir`.
+        dir.canonicalize()
+            .is_ok_and(|dir| dir.starts_with(&self.root))
     }
 
     /// The skill whose `SKILL.md` is at `uri`.

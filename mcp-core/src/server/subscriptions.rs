@@ -77,16 +77,6 @@ impl Subscribers {
             .retain(|s| s != session);
     }
 
-    /// The session's subscriptions are the one record of who hears `resources/updated` (a
-    /// session store carries them to other replicas, which then deliver them too).
-    pub(crate) fn subscribe_uri(&self, session: &Session, uri: String) {
-        session.set_subscribed(&uri, true);
-    }
-
-    pub(crate) fn unsubscribe_uri(&self, session: &Session, uri: &str) {
-        session.set_subscribed(uri, false);
-    }
-
     /// Ends every open `subscriptions/listen` stream with its final result.
     pub(crate) fn close_listeners(&self) {
         self.closing.send_modify(|generation| *generation += 1);

@@ -218,12 +218,14 @@ fn owner_of<S: Send + Sync + 'static>(ctx: &RequestContext<S>) -> Option<String>
 }
 
 /// Decides how a 2026 `tools/call` of `def` runs: `Ok(None)` synchronously, `Ok(Some(..))`
-/// as the task whose `CreateTaskResult` is returned.
+/// as the task whose `CreateTaskResult` is returned. `source`: the arguments as the client
+/// wrote them.
 pub(crate) async fn maybe_start<S: Send + Sync + 'static>(
     tasks: &Arc<Tasks>,
     def: &Arc<ToolDef<S>>,
     ctx: &RequestContext<S>,
     args: &JsonObject,
+    source: &str,
 ) -> Result<Option<Value>, McpError> {
     match (def.task_support, declared(ctx)) {
         (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(None),
@@ -231,7 +233,7 @@ pub(crate) async fn maybe_start<S: Send + Sync + 'static>(
             "tool {} runs only as a task",
             def.tool.name
         ))),
-        (_, true) if def.input_first => run::start_after_input(tasks, def, ctx, args).await,
+        (_, true) if def.input_first => run::start_after_input(tasks, def, ctx, args, source).await,
         (_, true) => {
             let record = new_record(def, ctx, args, tasks.ttl_ms())?;
             // Durable before the client hears of it: an immediate tasks/get finds it.
@@ -250,7 +252,7 @@ fn new_record<S: Send + Sync + 'static>(
 ) -> Result<TaskRecord, McpError> {
     let now = clock::now_ms();
     Ok(TaskRecord {
-        task_id: new_task_id()?,
+        task_id: crate::random_id::random_id()?,
         owner: owner_of(ctx),
         version: new_version()?,
         status: TaskStatus::Working,
@@ -285,12 +287,6 @@ fn new_version() -> Result<u64, McpError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| McpError::internal(format!("no randomness: {e}")))?;
     Ok(u64::from_le_bytes(bytes) % 100_000_000_000_000)
-}
-
-fn new_task_id() -> Result<String, McpError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| McpError::internal(format!("no randomness: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Serves `tasks/get`, `tasks/update` and `tasks/cancel` from `tasks`, running tools from

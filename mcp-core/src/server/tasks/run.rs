@@ -40,7 +40,8 @@ pub(super) fn spawn<S: Send + Sync + 'static>(
         return;
     };
     let args = record.arguments.clone();
-    let source = Value::Object(args.clone()).to_string();
+    // Serializing a map of JSON values cannot fail.
+    let source = serde_json::to_string(&record.arguments).unwrap_or_default();
     let run = Box::pin(async move { execute(&def, ctx, args, &source).await });
     in_background(tasks, record, run);
 }
@@ -87,6 +88,7 @@ pub(super) async fn start_after_input<S: Send + Sync + 'static>(
     def: &Arc<ToolDef<S>>,
     ctx: &RequestContext<S>,
     args: &JsonObject,
+    source: &str,
 ) -> Result<Option<Value>, McpError> {
     let mut record = new_record(def, ctx, args, tasks.ttl_ms())?;
     if let Some(round) = ctx.info.round.get() {
@@ -95,7 +97,7 @@ pub(super) async fn start_after_input<S: Send + Sync + 'static>(
             record.answers.insert(key.clone(), answer.value.clone());
         }
     }
-    let source = Value::Object(args.clone()).to_string();
+    let source = source.to_owned();
     let (def2, ctx2, args2) = (def.clone(), ctx.clone(), args.clone());
     let mut run: std::pin::Pin<Box<dyn Future<Output = Ran> + Send>> =
         Box::pin(async move { execute(&def2, ctx2, args2, &source).await });

@@ -93,8 +93,6 @@ pub(crate) const MIRROR_QUEUE: usize = 1024;
 struct Mirror {
     queue: tokio::sync::mpsc::Sender<MirrorOp>,
     state: Arc<Mutex<MirrorState>>,
-    /// Bytes of events the queue may hold.
-    max_bytes: usize,
 }
 
 /// What the queue to the shared store holds, and which streams lost a write to it.
@@ -177,11 +175,7 @@ impl EventStore {
         let state = Arc::new(Mutex::new(MirrorState::default()));
         tokio::spawn(write_mirror(shared, session, rx, state.clone()));
         let mut store = Self::new(session_bytes, total_bytes, total);
-        store.mirror = Some(Mirror {
-            queue,
-            state,
-            max_bytes: session_bytes,
-        });
+        store.mirror = Some(Mirror { queue, state });
         store.named = true;
         store
     }
@@ -209,7 +203,7 @@ impl EventStore {
             }
             return;
         }
-        let room = state.bytes == 0 || state.bytes + size <= mirror.max_bytes;
+        let room = state.bytes == 0 || state.bytes + size <= self.session_bytes;
         let queued = if room {
             mirror.queue.try_send(op)
         } else {

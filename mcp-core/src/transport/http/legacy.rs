@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 use super::headers;
 use super::response::{self, error, Answering};
-use super::sessions::{client_of, lock, new_session_id, reserve, HttpSession, Shared};
+use super::sessions::{client_of, lock, reserve, HttpSession, Shared};
 use super::store::now_ms;
 use crate::era::LEGACY_VERSIONS;
 use crate::error::echo_capped;
@@ -18,6 +18,7 @@ use crate::error::McpError;
 use crate::jsonrpc::{Message, RequestId};
 use crate::lowlevel::dispatch::{self, run_hooks, Origin};
 use crate::lowlevel::HttpRequest;
+use crate::random_id::random_id;
 use crate::types::CancelledNotificationParams;
 
 pub(crate) async fn post<S: Send + Sync + 'static>(
@@ -265,7 +266,7 @@ async fn initialize<S: Send + Sync + 'static>(
         Ok(reservation) => reservation,
         Err(e) => return error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), e),
     };
-    let session_id = match new_session_id() {
+    let session_id = match random_id() {
         Ok(sid) => sid,
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), e),
     };

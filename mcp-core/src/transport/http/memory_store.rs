@@ -7,11 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::events::{self, Resume};
+use super::sessions::lock;
 use super::store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture, ANSWERS};
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// A [`SessionStore`] in this process's memory: shared by the endpoints given the same store
 /// (clone it: clones share), lost when the process ends.

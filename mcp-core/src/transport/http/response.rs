@@ -370,11 +370,9 @@ fn resumable_sse(
                 }
             }
         }
-        while let Ok(item) = rx.try_recv() {
-            if let Outbound::Message(line) = item {
-                let frame = emit(line);
-                body = send(&mut body, frame).await;
-            }
+        while let Some(line) = next_message(&mut rx) {
+            let frame = emit(line);
+            body = send(&mut body, frame).await;
         }
         if let Some(line) = final_line {
             let frame = emit(line);
@@ -482,10 +480,8 @@ impl futures_core::Stream for SseStream {
             }
         }
         // The request is over: what is still queued, then its answer.
-        while let Ok(item) = self.rx.try_recv() {
-            if let Outbound::Message(line) = item {
-                return Poll::Ready(Some(Ok(event(&line))));
-            }
+        if let Some(line) = next_message(&mut self.rx) {
+            return Poll::Ready(Some(Ok(event(&line))));
         }
         self.done = true;
         Poll::Ready(self.final_line.take().map(|line| Ok(event(&line))))

@@ -170,13 +170,6 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// 128 bits from the OS CSPRNG as 32 hex characters (visible ASCII only).
-pub(super) fn new_session_id() -> Result<String, McpError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| McpError::internal(format!("no randomness: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 impl<S: Send + Sync + 'static> Shared<S> {
     pub(crate) fn new(server: Arc<RunningServer<S>>, config: HttpConfig) -> Self {
         Self {
