@@ -110,6 +110,18 @@ async fn the_configured_path_is_the_one_served() {
     };
     let err = McpHttp::new(server(), bad).await.unwrap_err();
     assert!(err.to_string().contains("must start with `/`"), "{err}");
+    // Route patterns are refused too (axum would take them for parameters, or panic).
+    for path in ["/a/{id}", "/a/:id", "/a/*rest"] {
+        let bad = HttpConfig {
+            path: path.into(),
+            ..HttpConfig::default()
+        };
+        let err = McpHttp::new(server(), bad).await.unwrap_err();
+        assert!(
+            err.to_string().contains("nor a segment starting"),
+            "{path}: {err}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
