@@ -246,6 +246,12 @@ async fn closing_the_connection_cancels_a_running_request() {
     let mut server = cancel_server(seen.clone());
     // Running requests are cancelled once the input ended and this grace passed.
     server.options_mut().shutdown_grace = Duration::from_millis(200);
+    // The close hooks run after the cancelled handler's cleanup, not beside it.
+    let at_close: Arc<Mutex<Option<bool>>> = Arc::default();
+    let (record, cleaned) = (at_close.clone(), seen.clone());
+    server.on_close(move |_| {
+        *record.lock().unwrap() = Some(cleaned.cleaned.load(Ordering::SeqCst));
+    });
     let mut conn = RawConnection::open(server).await.unwrap();
     conn.send_json(&modern_call(1, "watch", json!({}), None))
         .await
@@ -255,6 +261,17 @@ async fn closing_the_connection_cancels_a_running_request() {
     assert!(
         wait_for(&seen.cleaned).await,
         "cleanup ran at connection end"
+    );
+    for _ in 0..100 {
+        if at_close.lock().unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        *at_close.lock().unwrap(),
+        Some(true),
+        "on_close ran, after the cleanup"
     );
 }
 
@@ -405,6 +422,54 @@ async fn elicit_url_needs_the_url_capability() {
         }
         client.close().await;
     }
+}
+
+/// A gate in front of every tool: until the user signed in, a middleware answers `-32042`.
+fn gated_server() -> Server {
+    let mut server = Server::new("gated");
+    server.on_call_tool(|_ctx, _params| async { Ok(CallToolResult::text("inside")) });
+    server.middleware(|msg: Incoming, next: Next| async move {
+        match msg.method() {
+            "tools/call" => Err(McpError::url_elicitation_required([
+                ElicitRequestParams::url("gate-1", "Sign in first", AUTH_URL),
+            ])),
+            _ => next.run(msg).await,
+        }
+    });
+    server
+}
+
+#[tokio::test]
+async fn a_middlewares_url_elicitation_is_sent_as_the_era_wants_it() {
+    let capabilities = json!({"elicitation": {"url": {}}});
+    let mut conn = legacy_conn(gated_server(), capabilities.clone()).await;
+    conn.send_json(&legacy_call(1, "any", None)).await.unwrap();
+    let (_, answer) = until_answer(&mut conn, 1).await;
+    assert_eq!(answer["error"]["code"], -32042, "{answer}");
+    assert_eq!(answer["error"]["data"]["elicitations"][0]["url"], AUTH_URL);
+
+    // A 2025 client that cannot show a URL gets -32021, as from a handler.
+    let mut conn = legacy_conn(gated_server(), json!({"elicitation": {"form": {}}})).await;
+    conn.send_json(&legacy_call(2, "any", None)).await.unwrap();
+    let (_, answer) = until_answer(&mut conn, 2).await;
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+
+    // 2026 retired -32042: the middleware's error becomes a stamped input request.
+    let mut conn = RawConnection::open(gated_server()).await.unwrap();
+    conn.send_json(&modern_call(3, "any", capabilities, None))
+        .await
+        .unwrap();
+    let (_, answer) = until_answer(&mut conn, 3).await;
+    assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+    assert_eq!(
+        answer["result"]["inputRequests"],
+        json!({"gate-1": {"method": "elicitation/create",
+                          "params": {"mode": "url", "message": "Sign in first", "url": AUTH_URL}}})
+    );
+    assert!(
+        answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(),
+        "stamped like any 2026 result: {answer}"
+    );
 }
 
 #[tokio::test]

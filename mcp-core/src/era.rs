@@ -105,6 +105,66 @@ pub fn modern_envelope(meta: Option<&Meta>) -> Option<Result<RequestEnvelope, Mc
     Some(validate_envelope(meta, version))
 }
 
+/// The last envelope a server read, reused while the next requests carry the same client
+/// capabilities, client info and version (a client sends the same ones on every request), so
+/// they are deserialized once rather than per request. One entry per server: a different
+/// client replaces it.
+#[derive(Default)]
+pub(crate) struct EnvelopeCache(std::sync::Mutex<Option<Cached>>);
+
+struct Cached {
+    capabilities: Value,
+    client_info: Option<Value>,
+    envelope: RequestEnvelope,
+}
+
+impl std::fmt::Debug for EnvelopeCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EnvelopeCache")
+    }
+}
+
+impl EnvelopeCache {
+    /// [`modern_envelope`], answered from the cache when the capabilities, client info and
+    /// version are those of the last envelope read.
+    pub(crate) fn read(&self, meta: Option<&Meta>) -> Option<Result<RequestEnvelope, McpError>> {
+        let meta = meta?;
+        let version = meta.get(META_PROTOCOL_VERSION)?;
+        let (Value::String(v), Some(caps)) = (version, meta.get(META_CLIENT_CAPABILITIES)) else {
+            return Some(validate_envelope(meta, version));
+        };
+        let info = meta.get(META_CLIENT_INFO);
+        let hit = {
+            let cached = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            cached
+                .as_ref()
+                .filter(|c| {
+                    *c.envelope.protocol_version == *v.as_str()
+                        && c.capabilities == *caps
+                        && c.client_info.as_ref() == info
+                })
+                .map(|c| c.envelope.clone())
+        };
+        let Some(mut envelope) = hit else {
+            let read = validate_envelope(meta, version);
+            if let Ok(envelope) = &read {
+                *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Cached {
+                    capabilities: caps.clone(),
+                    client_info: info.cloned(),
+                    envelope: envelope.clone(),
+                });
+            }
+            return Some(read);
+        };
+        // The log level is per request and cheap to read.
+        envelope.log_level = match log_level(meta) {
+            Ok(level) => level,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(envelope))
+    }
+}
+
 /// True when `params._meta` names a protocol version (a 2026 request's envelope), valid or not.
 pub(crate) fn carries_modern_envelope(meta: Option<&Meta>) -> bool {
     meta.is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
@@ -136,21 +196,26 @@ fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, Mc
         .get(META_CLIENT_INFO)
         .and_then(|v| Implementation::deserialize(v).ok())
         .map(Arc::new);
-    let log_level = match meta.get(META_LOG_LEVEL) {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(LoggingLevel::deserialize(v).map_err(|_| {
-            McpError::invalid_params(format!(
-                "Invalid _meta: unknown {META_LOG_LEVEL} {}",
-                echo_capped(&v.to_string())
-            ))
-        })?),
-    };
+    let log_level = log_level(meta)?;
     Ok(RequestEnvelope {
         protocol_version: version.into(),
         client_capabilities: Arc::new(caps),
         client_info,
         log_level,
     })
+}
+
+/// The envelope's log level: absent or null is none, an unknown level `-32602`.
+fn log_level(meta: &Meta) -> Result<Option<LoggingLevel>, McpError> {
+    match meta.get(META_LOG_LEVEL) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => LoggingLevel::deserialize(v).map(Some).map_err(|_| {
+            McpError::invalid_params(format!(
+                "Invalid _meta: unknown {META_LOG_LEVEL} {}",
+                echo_capped(&v.to_string())
+            ))
+        }),
+    }
 }
 
 /// The `-32022` error for a version this server does not serve statelessly.
@@ -185,5 +250,58 @@ impl ClientCapabilities {
             }
             caps
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(caps: Value, level: Option<&str>) -> Meta {
+        let mut meta = serde_json::json!({
+            META_PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION,
+            META_CLIENT_CAPABILITIES: caps,
+            META_CLIENT_INFO: {"name": "c", "version": "1"},
+        });
+        if let Some(level) = level {
+            meta[META_LOG_LEVEL] = Value::from(level);
+        }
+        meta.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn the_envelope_cache_answers_each_request_with_its_own_envelope() {
+        let cache = EnvelopeCache::default();
+        let read = |m: &Meta| cache.read(Some(m)).expect("a 2026 envelope");
+        let plain = meta(serde_json::json!({}), None);
+        let first = read(&plain).expect("valid");
+        let again = read(&plain).expect("valid");
+        assert!(
+            Arc::ptr_eq(&first.client_capabilities, &again.client_capabilities),
+            "the same capabilities are deserialized once"
+        );
+        // Other capabilities, then a log level, then a bad level: each read as sent.
+        let url = meta(serde_json::json!({"elicitation": {"url": {}}}), None);
+        let with_url = read(&url).expect("valid");
+        assert!(with_url.client_capabilities.elicitation.is_some());
+        let logged = read(&meta(
+            serde_json::json!({"elicitation": {"url": {}}}),
+            Some("debug"),
+        ))
+        .expect("valid");
+        assert_eq!(logged.log_level, Some(LoggingLevel::Debug));
+        let bad = read(&meta(
+            serde_json::json!({"elicitation": {"url": {}}}),
+            Some("loud"),
+        ));
+        assert_eq!(bad.map(|_| ()).unwrap_err().code(), codes::INVALID_PARAMS);
+        let back = read(&plain).expect("valid");
+        assert!(back.client_capabilities.elicitation.is_none());
+        assert_eq!(back.log_level, None);
+        // An unsupported version is never served from the cache.
+        let mut old = plain.clone();
+        old.insert(META_PROTOCOL_VERSION.into(), Value::from("2099-01-01"));
+        let refused = read(&old).map(|_| ()).unwrap_err();
+        assert_eq!(refused.code(), codes::UNSUPPORTED_PROTOCOL_VERSION);
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use super::session::WorkGuard;
 use super::unwind::CatchUnwind;
 use crate::lowlevel::CallInfo;
 
@@ -19,12 +20,15 @@ pub(crate) struct Detach<T: Send + 'static, S: Send + Sync + 'static> {
     inner: Option<CatchUnwind<T>>,
     info: Arc<CallInfo<S>>,
     grace: Duration,
+    /// Counts the handler as its session's work until it ends (or its cleanup does).
+    work: Option<WorkGuard>,
 }
 
 impl<T: Send + 'static, S: Send + Sync + 'static> Detach<T, S> {
     pub(crate) fn new(inner: CatchUnwind<T>, info: Arc<CallInfo<S>>, grace: Duration) -> Self {
         Self {
             inner: Some(inner),
+            work: Some(info.session.work_started()),
             info,
             grace,
         }
@@ -41,6 +45,7 @@ impl<T: Send + 'static, S: Send + Sync + 'static> Future for Detach<T, S> {
         let poll = Pin::new(inner).poll(cx);
         if poll.is_ready() {
             self.inner = None;
+            self.work = None;
         }
         poll
     }
@@ -68,8 +73,11 @@ impl<T: Send + 'static, S: Send + Sync + 'static> Drop for Detach<T, S> {
             return;
         }
         let grace = self.grace;
+        // The session's close hooks wait for this cleanup.
+        let work = self.work.take();
         runtime.spawn(async move {
             let _count = Detached(server);
+            let _work = work;
             if tokio::time::timeout(grace, handler).await.is_err() {
                 tracing::debug!(
                     grace_ms = grace.as_millis() as u64,

@@ -73,6 +73,18 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
 ) -> Answer {
     let params = Params::from_raw(params);
     let meta = params.meta();
+    handle_read_request(origin, id, method, params, meta).await
+}
+
+/// [`handle_request`] for a transport that already read `params._meta` (`meta`), so it is
+/// not read twice.
+pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
+    origin: Origin<'_, S>,
+    id: RequestId,
+    method: String,
+    params: Params,
+    meta: Option<Meta>,
+) -> Answer {
     let span = CallSpan::request(&id, &method, &params, meta.as_ref());
     let classified = {
         let _in = span.span().enter();
@@ -99,7 +111,18 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
             Box::pin(innermost(msg))
         } else {
             let chain = next(0).run(msg);
-            Box::pin(async move { chain.await.map(Reply::Value) })
+            let info = info.clone();
+            Box::pin(async move {
+                match chain.await {
+                    Ok(value) => Ok(Reply::Value(value)),
+                    // What a middleware raises is sent as the client's era wants it, like a
+                    // handler's error (`-32042` becomes an input request on 2026).
+                    Err(e) => match RequestContext::new(info.clone()) {
+                        Some(ctx) => paused(e, &ctx, &info).map(Reply::Value),
+                        None => Err(e),
+                    },
+                }
+            })
         };
     let handler = CatchUnwind::new(instrument(run, &span));
     let outcome = Detach::new(handler, info.clone(), grace).await;
@@ -203,7 +226,7 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
     // ignored and it is served with the session's settings (one session, one era).
     let envelope = match origin.session.is_initialized() {
         true => None,
-        false => era::modern_envelope(meta.as_ref()),
+        false => origin.server.envelopes.read(meta.as_ref()),
     };
     let info = match envelope {
         Some(Ok(env)) => modern_call(&origin, None, method, meta, env),
@@ -275,7 +298,7 @@ fn classify<S: Send + Sync + 'static>(
         ));
         return Err((method, e));
     }
-    match era::modern_envelope(meta.as_ref()) {
+    match origin.server.envelopes.read(meta.as_ref()) {
         Some(Err(e)) => Err((method, e)),
         Some(Ok(env)) => {
             if REMOVED_IN_MODERN.contains(&method.as_str()) {
@@ -409,26 +432,14 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
             .map_err(|e| url::for_client(e, &ctx));
     }
     let sealer = server.server.sealer.as_ref();
-    let pauses = INPUT_METHODS.contains(&info.method.as_str());
-    if pauses {
+    if INPUT_METHODS.contains(&info.method.as_str()) {
         let _ = info
             .round
             .set(Round::begin(&info.method, &params, sealer, caller(&info))?);
     }
     let reply = match handler(ctx.clone(), params).await {
         Ok(reply) => reply,
-        Err(e) => match url::for_client(e, &ctx).into_input_required() {
-            Ok(paused) if pauses => Reply::Value(serde_json::to_value(paused)?),
-            // Only tools/call, prompts/get and resources/read may pause for input.
-            Ok(_) => {
-                return Err(McpError::internal(format!(
-                    "{} asked the client for input; only tools/call, prompts/get and \
-                     resources/read may",
-                    info.method
-                )))
-            }
-            Err(e) => return Err(e),
-        },
+        Err(e) => return paused(e, &ctx, &info).map(Reply::Value),
     };
     let mut value = match reply {
         Reply::Encoded(encoded) if stamps_plainly(&info.method) => {
@@ -436,15 +447,49 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
         }
         other => other.into_value(),
     };
+    seal_and_stamp(&info, &mut value)?;
+    Ok(Reply::Value(value))
+}
+
+/// A handler's or middleware's error as this request's client gets it: in a 2025 session the
+/// error itself (a URL elicitation refused with `-32021` to a client that cannot show one);
+/// on 2026 a pause for input (`McpError::input_required`, or a `-32042` rewritten as an input
+/// request) becomes the sealed and stamped `input_required` result, from the three methods
+/// that may pause.
+fn paused<S: Send + Sync + 'static>(
+    e: McpError,
+    ctx: &RequestContext<S>,
+    info: &CallInfo<S>,
+) -> Result<Value, McpError> {
+    let e = url::for_client(e, ctx);
+    if info.era == Era::Legacy {
+        return Err(e);
+    }
+    let paused = e.into_input_required()?;
+    if !INPUT_METHODS.contains(&info.method.as_str()) {
+        return Err(McpError::internal(format!(
+            "{} asked the client for input; only tools/call, prompts/get and resources/read may",
+            info.method
+        )));
+    }
+    let mut value = serde_json::to_value(paused)?;
+    seal_and_stamp(info, &mut value)?;
+    Ok(value)
+}
+
+/// Seals an `input_required` result's state (when the server seals and the round began) and
+/// stamps the 2026 envelope.
+fn seal_and_stamp<S>(info: &CallInfo<S>, value: &mut Value) -> Result<(), McpError> {
     if let (true, Some(sealer), Some(round)) = (
         value.get("resultType") == Some(&Value::from("input_required")),
-        sealer,
+        info.server.server.sealer.as_ref(),
         info.round.get(),
     ) {
-        round.seal(sealer, &mut value)?;
+        round.seal(sealer, value)?;
     }
-    stamp_modern(&server.server, &info.method, ctx.request_id(), &mut value);
-    Ok(Reply::Value(value))
+    let id = info.id.clone().unwrap_or(RequestId::Number(0));
+    stamp_modern(&info.server.server, &info.method, &id, value);
+    Ok(())
 }
 
 /// Whether a 2026 result of `method` is stamped with the fixed envelope alone (`resultType`
@@ -518,6 +563,34 @@ pub(crate) fn run_hooks(hooks: &[SessionHook], session: &Session) {
             let panic = super::unwind::panic_message(payload);
             tracing::error!(panic, "session hook panicked");
         }
+    }
+}
+
+/// Runs the server's close hooks for `session` once its handlers ended, cancelled ones'
+/// cleanups included (waiting at most the shutdown grace, the longest a cleanup may run).
+pub(crate) async fn run_close_hooks<S: Send + Sync + 'static>(
+    server: &RunningServer<S>,
+    session: &Session,
+) {
+    let grace = server.server.options.shutdown_grace;
+    if tokio::time::timeout(grace, session.idle()).await.is_err() {
+        tracing::debug!("handlers still running past the shutdown grace; closing anyway");
+    }
+    run_hooks(&server.server.on_close, session);
+}
+
+/// [`run_close_hooks`] from code that cannot wait: at once when no handler of the session is
+/// at work, else from a task of its own.
+pub(crate) fn close_hooks_soon<S: Send + Sync + 'static>(
+    server: &Arc<RunningServer<S>>,
+    session: &Session,
+) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) if session.busy() => {
+            let (server, session) = (server.clone(), session.clone());
+            runtime.spawn(async move { run_close_hooks(&server, &session).await });
+        }
+        _ => run_hooks(&server.server.on_close, session),
     }
 }
 

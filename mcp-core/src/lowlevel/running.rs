@@ -25,6 +25,8 @@ pub struct RunningServer<S> {
     /// The members every plain 2026 result ends with (`resultType` and the serverInfo
     /// `_meta`), encoded once at start.
     stamp_tail: String,
+    /// The last 2026 envelope read, reused while clients repeat it.
+    pub(crate) envelopes: crate::era::EnvelopeCache,
 }
 
 impl<S: Send + Sync + 'static> RunningServer<S> {
@@ -41,6 +43,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
         );
         Ok(Arc::new(Self {
             stamp_tail,
+            envelopes: Default::default(),
             capabilities: server.capabilities(),
             middleware: server.middleware.clone().into(),
             server,

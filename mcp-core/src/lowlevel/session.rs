@@ -11,7 +11,7 @@
 //!   capabilities are those of the request that opened it; each request's own `_meta` is on the
 //!   [`RequestContext`](crate::lowlevel::RequestContext).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
@@ -38,6 +38,10 @@ struct SessionInner {
     connected: AtomicBool,
     /// Server-to-client requests waiting for the client's answer (ids `s-1`, `s-2`, ...).
     pending: Arc<PendingRequests>,
+    /// This session's handlers still running, cancelled ones cleaning up included, and a
+    /// wake-up for whoever waits for the last one (the close hooks run after them).
+    work: AtomicUsize,
+    idle: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -87,7 +91,34 @@ impl Session {
                 closed: AtomicBool::new(false),
                 connected: AtomicBool::new(false),
                 pending: PendingRequests::new(Some("s-")),
+                work: AtomicUsize::new(0),
+                idle: tokio::sync::Notify::new(),
             }),
+        }
+    }
+
+    /// Counts a handler of this session as running (or, cancelled, cleaning up) until the
+    /// returned guard is dropped.
+    pub(crate) fn work_started(&self) -> WorkGuard {
+        self.inner.work.fetch_add(1, Ordering::AcqRel);
+        WorkGuard(self.clone())
+    }
+
+    /// Whether a handler of this session is still running or cleaning up.
+    pub(crate) fn busy(&self) -> bool {
+        self.inner.work.load(Ordering::Acquire) > 0
+    }
+
+    /// Waits until no handler of this session runs or cleans up any more.
+    pub(crate) async fn idle(&self) {
+        loop {
+            let woken = self.inner.idle.notified();
+            let mut woken = std::pin::pin!(woken);
+            woken.as_mut().enable();
+            if !self.busy() {
+                return;
+            }
+            woken.await;
         }
     }
 
@@ -339,5 +370,16 @@ impl Session {
         outcome: Result<Box<RawValue>, ErrorObject>,
     ) -> bool {
         self.inner.pending.resolve(id, outcome)
+    }
+}
+
+/// A handler of the session at work (see [`Session::work_started`]).
+pub(crate) struct WorkGuard(Session);
+
+impl Drop for WorkGuard {
+    fn drop(&mut self) {
+        if self.0.inner.work.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.inner.idle.notify_waiters();
+        }
     }
 }

@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::lines::{Frame, LineReader};
-use crate::lowlevel::dispatch::{self, run_hooks, Origin};
+use crate::lowlevel::dispatch::{self, run_close_hooks, run_hooks, Origin};
 use crate::lowlevel::RunningServer;
 use crate::lowlevel::Session;
 use crate::peer::RunningRequests;
@@ -178,7 +178,7 @@ where
         conn.in_flight.cancel_where(|_| true);
     }
     if conn.session.was_connected() {
-        run_hooks(&conn.server.server.on_close, &conn.session);
+        run_close_hooks(&conn.server, &conn.session).await;
     }
     let write_result = match ended {
         Ended::Output(e) => Err(e),

@@ -13,7 +13,7 @@ use super::events::EventStore;
 use super::store::SessionRecord;
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
-use crate::lowlevel::dispatch::run_hooks;
+use crate::lowlevel::dispatch::{close_hooks_soon, run_hooks};
 use crate::lowlevel::RunningServer;
 use crate::lowlevel::{HttpRequest, Session};
 use crate::peer::RunningRequests;
@@ -432,7 +432,7 @@ impl<S: Send + Sync + 'static> Shared<S> {
             .try_send(crate::lowlevel::Outbound::Close);
         session.session.mark_closed();
         if session.session.was_connected() {
-            run_hooks(&self.server.server.on_close, &session.session);
+            close_hooks_soon(&self.server, &session.session);
         }
     }
 

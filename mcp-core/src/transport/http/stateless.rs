@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use super::config::HttpConfig;
 use super::headers;
 use super::response;
-use crate::era::{self, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
+use crate::era::{META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::echo_capped;
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
@@ -51,7 +51,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
 ) -> Result<(), (StatusCode, McpError)> {
     let bad = |e| (StatusCode::BAD_REQUEST, e);
     let meta = peeked.meta.as_ref();
-    let envelope = match era::modern_envelope(meta) {
+    let envelope = match server.envelopes.read(meta) {
         None => {
             return Err(bad(McpError::invalid_params(format!(
                 "Invalid _meta: missing required {META_PROTOCOL_VERSION}"
@@ -244,6 +244,8 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             let server = server.clone();
             let request_id = id.clone();
             let http = http.clone();
+            // `_meta` was read by the peek: the engine does not read it again.
+            let meta = peeked.meta;
             response::run(
                 response::Answering::new(config, headers),
                 Some(id),
@@ -259,7 +261,10 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                         surface_internal: server.server.options.surface_internal_errors,
                         http: Some(http),
                     };
-                    let answer = dispatch::handle_request(origin, request_id, method, params).await;
+                    let params = crate::lowlevel::Params::from_raw(params);
+                    let answer =
+                        dispatch::handle_read_request(origin, request_id, method, params, meta)
+                            .await;
                     session.mark_closed();
                     if session.was_connected() {
                         run_hooks(&server.server.on_close, &session);
