@@ -1,93 +1,22 @@
 //! Subscriptions that scale out: two server instances share a Redis event bus, and a listener
 //! on one hears a change published on the other, in both eras, over Streamable HTTP.
 //!
-//! Needs Redis. `.ci/run` starts `redis-server` on 127.0.0.1 and sets `MCP_TEST_REDIS_URL`
-//! and `MCP_TEST_REQUIRE_REDIS=1`; without the URL each test starts its own `redis-server` from
-//! `PATH`. With neither, the tests that need it skip with a notice (fail under
+//! Needs Redis, found as `tests/support/redis.rs` says: `.ci/run` starts `redis-server` on
+//! 127.0.0.1 and sets `MCP_TEST_REDIS_URL` and `MCP_TEST_REQUIRE_REDIS=1`; without the URL each
+//! test starts its own `redis-server` from `PATH` (the restart test always does). With neither,
+//! the tests that need it skip with a notice on stderr (a failure under
 //! `MCP_TEST_REQUIRE_REDIS=1`): `apt-get install redis-server`.
 
 mod support;
 
-use std::net::TcpListener as StdListener;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use mcp::events::{Event, EventBus, RedisBus};
 use mcp::prelude::*;
 use serde_json::json;
 use support::modern;
+use support::redis::{own_redis, redis, OwnRedis};
 use support::sse::{call_tool, modern_post, open_session, serve, session_call, SseStream};
-
-/// A `redis-server` this test started (killed, by PID, when dropped).
-struct OwnRedis {
-    child: Child,
-    port: u16,
-}
-
-impl OwnRedis {
-    fn start_on(port: u16) -> Self {
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("these tests need Redis: set MCP_TEST_REDIS_URL or put redis-server on PATH (apt-get install redis-server): {e}")
-            });
-        // Owned from here on: dropping it kills and reaps the process.
-        let own = Self { child, port };
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return own;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not start on port {port}");
-    }
-
-    fn start() -> Self {
-        let port = StdListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Self::start_on(port)
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The shared Redis: `MCP_TEST_REDIS_URL`, or one started for this test; `None` (the test
-/// skips) when there is neither.
-fn redis() -> Option<(String, Option<OwnRedis>)> {
-    match std::env::var("MCP_TEST_REDIS_URL") {
-        Ok(url) => Some((url, None)),
-        Err(_) => {
-            if !have_redis_server() {
-                return None;
-            }
-            let own = OwnRedis::start();
-            Some((own.url(), Some(own)))
-        }
-    }
-}
-
-fn have_redis_server() -> bool {
-    support::outside_program(
-        "redis",
-        support::runs("redis-server"),
-        "apt-get install redis-server, or set MCP_TEST_REDIS_URL",
-    )
-}
 
 /// A channel of its own per test, so tests sharing one Redis do not hear each other.
 fn channel(test: &str) -> String {
@@ -178,11 +107,8 @@ async fn a_listener_on_one_replica_hears_changes_published_on_the_other() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bus_survives_a_redis_restart() {
     // Its own Redis, to restart it.
-    if !have_redis_server() {
-        return;
-    }
-    let own = OwnRedis::start();
-    let (url, port) = (own.url(), own.port);
+    let Some(own) = own_redis() else { return };
+    let (url, port) = (own.url(), own.port());
     let channel = channel("restart");
     let publisher = RedisBus::connect_channel(&url, &channel).await.unwrap();
     let subscriber = RedisBus::connect_channel(&url, &channel).await.unwrap();
