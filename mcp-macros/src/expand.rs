@@ -23,15 +23,40 @@ pub(crate) fn state_type(tool: &ToolFn) -> Option<TokenStream> {
 }
 
 /// The impl generics and the state type of a registration: fixed when the function names its
-/// `RequestContext<S>`, generic over any state otherwise.
-pub(crate) fn state_generics(state: Option<TokenStream>) -> (TokenStream, TokenStream) {
+/// `RequestContext<S>`, generic over any state otherwise. `scope` is what the user wrote (the
+/// item and its attribute's arguments): the generic is named `S`, as the SDK's messages call
+/// the state, unless the user's code already uses that name.
+pub(crate) fn state_generics(
+    state: Option<TokenStream>,
+    scope: &TokenStream,
+) -> (TokenStream, TokenStream) {
     match state {
         Some(s) => (quote!(), s),
-        None => (
-            quote!(<__S: ::std::marker::Send + ::std::marker::Sync + 'static>),
-            quote!(__S),
-        ),
+        None => {
+            let s = generic_state_name(scope);
+            (
+                quote!(<#s: ::std::marker::Send + ::std::marker::Sync + 'static>),
+                quote!(#s),
+            )
+        }
     }
+}
+
+/// `S`, or another readable name the user's code does not use: compiler messages about a
+/// registration that is generic over the server's state show it (`IntoCompleter<S, _>`).
+fn generic_state_name(scope: &TokenStream) -> proc_macro2::Ident {
+    fn uses(tokens: &TokenStream, name: &str) -> bool {
+        tokens.clone().into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == name,
+            proc_macro2::TokenTree::Group(g) => uses(&g.stream(), name),
+            _ => false,
+        })
+    }
+    let name = ["S", "AnyState", "ServerState", "__S"]
+        .into_iter()
+        .find(|name| !uses(scope, name))
+        .unwrap_or("__S");
+    proc_macro2::Ident::new(name, proc_macro2::Span::call_site())
 }
 
 /// An expression of type `::mcp::server::ToolDef<#state>`.

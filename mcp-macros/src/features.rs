@@ -264,6 +264,11 @@ fn parse_fn(
         quote::ToTokens::to_tokens(&item, &mut out);
         return Err(out);
     }
+    let mut bare = item.clone();
+    strip_arg_attrs(&mut bare.sig);
+    if let Some(out) = crate::placement::misplaced(&bare, what) {
+        return Err(out);
+    }
     let parsed = parse_sig(cx, &mut item.sig, &item.attrs, what, false);
     Ok((item, parsed))
 }
@@ -382,11 +387,15 @@ fn unit_struct(item: &syn::ItemFn, what: &str) -> TokenStream {
     }
 }
 
-fn state_of(context: &Option<Option<Box<Type>>>) -> (TokenStream, TokenStream) {
-    crate::expand::state_generics(context.as_ref().map(|state| match state {
+fn state_of(
+    context: &Option<Option<Box<Type>>>,
+    scope: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let state = context.as_ref().map(|state| match state {
         Some(ty) => quote!(#ty),
         None => quote!(()),
-    }))
+    });
+    crate::expand::state_generics(state, scope)
 }
 
 fn call_args(sig: &syn::Signature, params: &[Param]) -> Vec<TokenStream> {
@@ -541,11 +550,12 @@ fn expand_free(
     def: fn(&Ctxt, &Parsed, TokenStream, &Callee<'_>, &TokenStream) -> TokenStream,
 ) -> TokenStream {
     let cx = Ctxt::default();
+    let scope = quote!(#args #input);
     let (item, parsed) = match parse_fn(&cx, input, what) {
         Ok(p) => p,
         Err(out) => return out,
     };
-    let (impl_generics, state) = state_of(&parsed.context);
+    let (impl_generics, state) = state_of(&parsed.context, &scope);
     let body = def(&cx, &parsed, args, &Callee::Free, &state);
     let out = unit_struct(&item, what);
     let handle = crate::handle::handle_path(&item.sig.ident, what);

@@ -14,6 +14,7 @@ mod expand;
 mod features;
 mod handle;
 mod pattern;
+mod placement;
 mod spelling;
 mod suggest;
 
@@ -266,6 +267,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 
 fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let cx = Ctxt::default();
+    let scope = quote!(#args #input);
     let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
@@ -291,10 +293,13 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         quote::ToTokens::to_tokens(&item, &mut out);
         return out;
     }
+    if let Some(out) = placement::misplaced(&item, "tool") {
+        return out;
+    }
     let tool = parse_tool_fn(&cx, &item.sig, &item.attrs, &param_attrs, attrs);
 
     let ident = &item.sig.ident;
-    let (impl_generics, state_ty) = state_generics(state_type(&tool));
+    let (impl_generics, state_ty) = state_generics(state_type(&tool), &scope);
     let body = if cx.has_errors() {
         quote!(::std::unreachable!("this tool did not compile"))
     } else {
@@ -489,7 +494,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
             }
         }
     }
-    let (impl_generics, state_ty) = state_generics(state);
+    let (impl_generics, state_ty) = state_generics(state, &input);
     let callee = features::Callee::Method(&self_ty, &self_methods);
     let mut resources = Vec::new();
     let mut prompts = Vec::new();

@@ -1,0 +1,11 @@
+use mcp::prelude::*;
+
+trait Catalog {
+    /// Search books.
+    #[tool]
+    async fn search(query: String) -> String {
+        query
+    }
+}
+
+fn main() {}
