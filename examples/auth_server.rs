@@ -10,9 +10,9 @@
 #[path = "bookshop.rs"]
 pub mod bookshop;
 
-use mcp::auth::{JwtVerifier, ResourceServer};
-use mcp::prelude::*;
-use mcp::transport::HttpConfig;
+use modelctx::auth::{JwtVerifier, ResourceServer};
+use modelctx::prelude::*;
+use modelctx::transport::HttpConfig;
 
 /// What the command line gives.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -173,7 +173,7 @@ async fn main() -> Result<()> {
             server()
                 .serve_http_on(
                     listener,
-                    mcp::transport::HttpConfig::default(),
+                    modelctx::transport::HttpConfig::default(),
                     std::future::pending(),
                 )
                 .await

@@ -21,16 +21,16 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
-use mcp::client::{Client, RequestOptions};
-use mcp::era::Era;
-use mcp::events::{Event, EventBus, MemoryBus};
-use mcp::lowlevel::RequestContext;
-use mcp::server::McpServer;
-use mcp::transport::{ChildProcess, HttpConfig};
-use mcp::types::{
+use modelctx::client::{Client, RequestOptions};
+use modelctx::era::Era;
+use modelctx::events::{Event, EventBus, MemoryBus};
+use modelctx::lowlevel::RequestContext;
+use modelctx::server::McpServer;
+use modelctx::transport::{ChildProcess, HttpConfig};
+use modelctx::types::{
     EmptyResult, InputRequiredResult, LoggingMessageNotificationParams, ParamHeaders, Tool,
 };
-use mcp::McpError;
+use modelctx::McpError;
 use serde_json::{Map, Value};
 
 /// The methods forwarded as they are.
@@ -48,12 +48,15 @@ const FORWARDED: &[&str] = &[
 /// The methods of the extensions (SEP-2663 tasks, SEP-2640 skills), forwarded when the backend
 /// declares the extension (which the bridge then declares too).
 const EXTENSION_METHODS: &[(&str, &str)] = &[
-    ("tasks/get", mcp::types::TASKS_EXTENSION),
-    ("tasks/update", mcp::types::TASKS_EXTENSION),
-    ("tasks/cancel", mcp::types::TASKS_EXTENSION),
-    ("skills/list", mcp::types::SKILLS_EXTENSION),
-    ("skills/get", mcp::types::SKILLS_EXTENSION),
-    ("resources/directory/read", mcp::types::SKILLS_EXTENSION),
+    ("tasks/get", modelctx::types::TASKS_EXTENSION),
+    ("tasks/update", modelctx::types::TASKS_EXTENSION),
+    ("tasks/cancel", modelctx::types::TASKS_EXTENSION),
+    ("skills/list", modelctx::types::SKILLS_EXTENSION),
+    ("skills/get", modelctx::types::SKILLS_EXTENSION),
+    (
+        "resources/directory/read",
+        modelctx::types::SKILLS_EXTENSION,
+    ),
 ];
 
 /// The frontend's request params as the backend should see them: its `_meta` replaced by the
@@ -66,7 +69,7 @@ fn backend_params(ctx: &RequestContext, mut params: Map<String, Value>) -> Value
             .and_then(|l| serde_json::to_value(l).ok()),
         Era::Modern => ctx
             .meta()
-            .and_then(|m| m.get(mcp::era::META_LOG_LEVEL))
+            .and_then(|m| m.get(modelctx::era::META_LOG_LEVEL))
             .cloned(),
     };
     params.remove("_meta");
@@ -74,15 +77,15 @@ fn backend_params(ctx: &RequestContext, mut params: Map<String, Value>) -> Value
         .unwrap_or_else(|_| Value::Object(Map::new()));
     let capabilities = match (ctx.era(), ctx.meta()) {
         (Era::Modern, Some(meta)) => meta
-            .get(mcp::era::META_CLIENT_CAPABILITIES)
+            .get(modelctx::era::META_CLIENT_CAPABILITIES)
             .cloned()
             .unwrap_or(capabilities),
         _ => capabilities,
     };
     let mut meta = Map::new();
-    meta.insert(mcp::era::META_CLIENT_CAPABILITIES.into(), capabilities);
+    meta.insert(modelctx::era::META_CLIENT_CAPABILITIES.into(), capabilities);
     if let Some(level) = level {
-        meta.insert(mcp::era::META_LOG_LEVEL.into(), level);
+        meta.insert(modelctx::era::META_LOG_LEVEL.into(), level);
     }
     params.insert("_meta".into(), Value::Object(meta));
     Value::Object(params)
@@ -259,7 +262,7 @@ fn bridge(backend: Arc<Client>, bus: MemoryBus, logs: LogRelay) -> Result<McpSer
         .filter(|(_, extension)| extensions.contains_key(*extension))
         .map(|(method, _)| method);
     if !extensions.is_empty() {
-        server.extra_capabilities(mcp::types::ServerCapabilities {
+        server.extra_capabilities(modelctx::types::ServerCapabilities {
             extensions: Some(extensions.clone()),
             ..Default::default()
         });
@@ -339,7 +342,7 @@ fn parse_args() -> Result<(u16, Vec<String>), String> {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     let (port, command) = parse_args().map_err(McpError::invalid_params)?;
     let bus = MemoryBus::new();
     let relay = bus.clone();

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 const CATALOG: &[(&str, u32)] = &[("Espresso cup", 12), ("Travel mug", 24), ("Mug rack", 36)];
 

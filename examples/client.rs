@@ -21,9 +21,9 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp::client::{Client, ClientBuilder, EraChoice};
-use mcp::transport::{ChildProcess, HttpClientTransport, Stderr};
-use mcp::McpError;
+use modelctx::client::{Client, ClientBuilder, EraChoice};
+use modelctx::transport::{ChildProcess, HttpClientTransport, Stderr};
+use modelctx::McpError;
 use serde_json::Value;
 
 const USAGE: &str =
@@ -146,7 +146,7 @@ async fn connect(options: &Options) -> Result<Client, McpError> {
         http = http.header(name, value)?;
     }
     if options.oauth {
-        let oauth = mcp::client::oauth::OAuth::builder()
+        let oauth = modelctx::client::oauth::OAuth::builder()
             .client_name("mcp example client")
             .build()?;
         // Log in first: a person in a browser can take longer than a request may.

@@ -13,11 +13,11 @@
 
 use std::process::ExitCode;
 
-use mcp::client::oauth::{ClientCredentials, HeadlessLogin, OAuth};
-use mcp::client::{Client, ClientBuilder, SkillError};
-use mcp::transport::HttpClientTransport;
-use mcp::types::{ElicitResult, SkillResources, Tool};
-use mcp::McpError;
+use modelctx::client::oauth::{ClientCredentials, HeadlessLogin, OAuth};
+use modelctx::client::{Client, ClientBuilder, SkillError};
+use modelctx::transport::HttpClientTransport;
+use modelctx::types::{ElicitResult, SkillResources, Tool};
+use modelctx::McpError;
 use serde_json::{json, Map, Value};
 
 /// A form answered the way a user who accepts every default would: each property's `default`,

@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 #[path = "conformance_server/tasks.rs"]
 mod tasks;
-use mcp::server::{PromptDef, ServerHandle, ToolDef};
-use mcp::transport::HttpConfig;
+use modelctx::server::{PromptDef, ServerHandle, ToolDef};
+use modelctx::transport::HttpConfig;
 use serde_json::{json, Value};
 
 /// A 1x1 PNG.
@@ -115,7 +115,7 @@ async fn test_logging_tool(ctx: RequestContext) -> String {
 
 /// Asks the client's model.
 #[tool]
-async fn test_sampling(ctx: RequestContext, prompt: String) -> mcp::Result<String> {
+async fn test_sampling(ctx: RequestContext, prompt: String) -> modelctx::Result<String> {
     let params = json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
         "maxTokens": 100
@@ -139,7 +139,7 @@ async fn ask(
     key: &str,
     method: &str,
     params: Value,
-) -> mcp::Result<Result<Value, McpError>> {
+) -> modelctx::Result<Result<Value, McpError>> {
     if ctx.era() == Era::Legacy {
         return Ok(ctx.request::<_, Value>(method, params).await);
     }
@@ -153,7 +153,7 @@ async fn ask(
     Err(McpError::input_required(round))
 }
 
-async fn elicit(ctx: &RequestContext, message: &str, schema: Value) -> mcp::Result<String> {
+async fn elicit(ctx: &RequestContext, message: &str, schema: Value) -> modelctx::Result<String> {
     let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
     Ok(
         match ask(ctx, "form", "elicitation/create", params).await? {
@@ -172,7 +172,7 @@ async fn elicit(ctx: &RequestContext, message: &str, schema: Value) -> mcp::Resu
 
 /// Asks the client's user.
 #[tool]
-async fn test_elicitation(ctx: RequestContext, message: String) -> mcp::Result<String> {
+async fn test_elicitation(ctx: RequestContext, message: String) -> modelctx::Result<String> {
     let schema = json!({
         "type": "object",
         "properties": {"username": {"type": "string"}, "email": {"type": "string"}},
@@ -183,7 +183,7 @@ async fn test_elicitation(ctx: RequestContext, message: String) -> mcp::Result<S
 
 /// Asks with defaults.
 #[tool]
-async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> modelctx::Result<String> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -199,7 +199,7 @@ async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> mcp::Result<S
 
 /// Asks with every kind of enum.
 #[tool]
-async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> modelctx::Result<String> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -229,10 +229,10 @@ async fn test_reconnection(ctx: RequestContext) -> String {
 
 /// Needs the client's sampling capability.
 #[tool]
-async fn test_missing_capability(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_missing_capability(ctx: RequestContext) -> modelctx::Result<String> {
     if ctx.client_capabilities().sampling.is_none() {
         return Err(McpError::new(
-            mcp::codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            modelctx::codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
             "Server requires the sampling capability for this request",
         )
         .with_data(json!({"requiredCapabilities": {"sampling": {}}})));
@@ -461,7 +461,7 @@ fn roots_text(roots: &[Root]) -> String {
 
 /// Asks the user's name, then greets them.
 #[tool]
-async fn test_input_required_result_elicitation(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_elicitation(ctx: RequestContext) -> modelctx::Result<String> {
     Ok(
         match ctx
             .elicit::<UserName>("user_name", "What is your name?")
@@ -475,7 +475,7 @@ async fn test_input_required_result_elicitation(ctx: RequestContext) -> mcp::Res
 
 /// Asks the client's model a question.
 #[tool]
-async fn test_input_required_result_sampling(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_sampling(ctx: RequestContext) -> modelctx::Result<String> {
     let question = CreateMessageRequestParams::user_text("What is the capital of France?", 100);
     let answer = ctx.sample("capital_question", question).await?;
     Ok(format!("Sampled: {}", answer.text().unwrap_or("(no text)")))
@@ -483,13 +483,13 @@ async fn test_input_required_result_sampling(ctx: RequestContext) -> mcp::Result
 
 /// Lists the client's roots.
 #[tool]
-async fn test_input_required_result_list_roots(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_list_roots(ctx: RequestContext) -> modelctx::Result<String> {
     Ok(roots_text(&ctx.list_roots("client_roots").await?))
 }
 
 /// Asks for a confirmation; the sealed requestState carries the round.
 #[tool]
-async fn test_input_required_result_request_state(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_request_state(ctx: RequestContext) -> modelctx::Result<String> {
     let confirmed = ctx.elicit::<Confirm>("confirm", "Proceed?").await?;
     let ok = confirmed.accepted().is_some_and(|c| c.ok);
     Ok(format!("state-ok: confirmed={ok}"))
@@ -497,7 +497,9 @@ async fn test_input_required_result_request_state(ctx: RequestContext) -> mcp::R
 
 /// Asks three things in one round.
 #[tool]
-async fn test_input_required_result_multiple_inputs(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_multiple_inputs(
+    ctx: RequestContext,
+) -> modelctx::Result<String> {
     let answers = ctx
         .ask(
             Questions::new()
@@ -524,7 +526,7 @@ async fn test_input_required_result_multiple_inputs(ctx: RequestContext) -> mcp:
 
 /// Asks twice in a row: a name, then a colour.
 #[tool]
-async fn test_input_required_result_multi_round(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_multi_round(ctx: RequestContext) -> modelctx::Result<String> {
     let name = ctx
         .elicit::<UserName>("step1", "What is your name?")
         .await?
@@ -540,14 +542,16 @@ async fn test_input_required_result_multi_round(ctx: RequestContext) -> mcp::Res
 
 /// Asks once; its state is sealed, so a tampered one is refused.
 #[tool]
-async fn test_input_required_result_tampered_state(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_tampered_state(
+    ctx: RequestContext,
+) -> modelctx::Result<String> {
     let confirmed = ctx.elicit::<Confirm>("confirm", "Proceed?").await?;
     Ok(format!("confirmed={}", confirmed.is_accepted()))
 }
 
 /// Asks only what the client declared it can answer.
 #[tool]
-async fn test_input_required_result_capabilities(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_capabilities(ctx: RequestContext) -> modelctx::Result<String> {
     let mut questions = Questions::new();
     if ctx.can_sample() {
         questions = questions.sample(
@@ -573,7 +577,7 @@ async fn test_input_required_result_capabilities(ctx: RequestContext) -> mcp::Re
 
 /// A prompt that asks for context first.
 #[prompt]
-async fn test_input_required_result_prompt(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_input_required_result_prompt(ctx: RequestContext) -> modelctx::Result<String> {
     let context = ctx
         .elicit::<UserContext>("user_context", "What context should the prompt use?")
         .await?
@@ -629,7 +633,7 @@ pub fn server() -> McpServer {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     let mut port = 3001u16;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {

@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// Say hello.
 #[tool]
@@ -55,9 +55,9 @@ fn var(name: &str) -> Option<u64> {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     let ms = Duration::from_millis;
-    let mut config = mcp::transport::HttpConfig::default();
+    let mut config = modelctx::transport::HttpConfig::default();
     if let Some(n) = var("LIMITS_MAX_SESSIONS") {
         config.max_sessions = n as usize;
     }

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use mcp::prelude::*;
-use mcp::server::SchemaValidator;
+use modelctx::prelude::*;
+use modelctx::server::SchemaValidator;
 use serde_json::{json, Value};
 
 struct Product {

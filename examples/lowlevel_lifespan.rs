@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo run --example lowlevel_lifespan` (serves over stdio).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde_json::json;
 
 /// What the lifespan builds once at start.

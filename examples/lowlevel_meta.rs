@@ -2,7 +2,7 @@
 //!
 //! Run: `cargo run --example lowlevel_meta` (serves over stdio).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde_json::{json, Map};
 
 async fn call_tool(_ctx: RequestContext, params: CallToolRequestParams) -> Result<CallToolResult> {

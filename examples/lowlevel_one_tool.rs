@@ -2,7 +2,7 @@
 //!
 //! Run: `cargo run --example lowlevel_one_tool` (serves over stdio).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
 

@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo run --example lowlevel_structured_output` (serves over stdio).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde_json::json;
 
 fn search_books_tool() -> Tool {

@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo run --example lowlevel_vendor_method` (serves over stdio).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

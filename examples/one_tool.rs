@@ -2,7 +2,7 @@
 //!
 //! Run: `cargo run --example one_tool`
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// Add two numbers.
 #[tool]
@@ -11,6 +11,6 @@ async fn add(a: i64, b: i64) -> i64 {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     McpServer::new("adder").tool(AddTool).serve_stdio().await
 }

@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo run --example quickstart`
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde_json::json;
 
 /// Add two integers.

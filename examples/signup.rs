@@ -7,9 +7,9 @@
 //! `MCP_REQUEST_STATE_KEYS=<key>[,<old key>] cargo run --example signup` (make a key with
 //! `KeyRing::generate_key()`).
 
-use mcp::input::Elicited;
-use mcp::prelude::*;
-use mcp::request_state::KeyRing;
+use modelctx::input::Elicited;
+use modelctx::prelude::*;
+use modelctx::request_state::KeyRing;
 
 /// Who is signing up.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -67,7 +67,7 @@ async fn sign_up(ctx: RequestContext) -> Result<String, ToolError> {
     ))
 }
 
-pub fn server() -> mcp::Result<McpServer> {
+pub fn server() -> modelctx::Result<McpServer> {
     let server = McpServer::new("signup").version("1.0.0").tool(SignUpTool);
     Ok(match std::env::var("MCP_REQUEST_STATE_KEYS") {
         Ok(keys) => server.request_state_keys(KeyRing::from_base64(&keys)?),
@@ -76,6 +76,6 @@ pub fn server() -> mcp::Result<McpServer> {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     server()?.serve_stdio().await
 }

@@ -9,9 +9,9 @@
 //!
 //! On stdio, limits can be set small for tests: `TORTURE_MAX_IN_FLIGHT`,
 //! `TORTURE_MAX_OUTBOUND_BYTES`, `TORTURE_WRITE_TIMEOUT_MS`, `TORTURE_SHUTDOWN_GRACE_MS`
-//! (see `mcp::lowlevel::ServerOptions`).
+//! (see `modelctx::lowlevel::ServerOptions`).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// Adds two integers.
 #[tool]
@@ -131,13 +131,13 @@ pub fn server() -> McpServer {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     let mut args = std::env::args().skip(1);
     if args.next().as_deref() == Some("--http") {
         let addr = args.next().unwrap_or_else(|| "127.0.0.1:0".into());
         let listener = tokio::net::TcpListener::bind(addr).await?;
         println!("http://{}/mcp", listener.local_addr()?);
-        let config = mcp::transport::HttpConfig::default();
+        let config = modelctx::transport::HttpConfig::default();
         return server()
             .serve_http_on(listener, config, std::future::pending())
             .await;
@@ -148,7 +148,7 @@ async fn main() -> mcp::Result<()> {
 }
 
 /// Reads the `TORTURE_*` limits, when set.
-fn limits_from_env(options: &mut mcp::lowlevel::ServerOptions) {
+fn limits_from_env(options: &mut modelctx::lowlevel::ServerOptions) {
     let var = |name: &str| std::env::var(name).ok()?.parse::<u64>().ok();
     let ms = std::time::Duration::from_millis;
     if let Some(n) = var("TORTURE_MAX_IN_FLIGHT") {

@@ -13,7 +13,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use mcp::prelude::*;
+//! use modelctx::prelude::*;
 //! use serde_json::json;
 //!
 //! let mut server = Server::new("hello").version("1.0.0");
@@ -34,21 +34,21 @@
 //! ```
 #![warn(missing_docs)]
 
-extern crate self as mcp;
+extern crate self as modelctx;
 
-pub use mcp_core::*;
-pub use mcp_macros::{prompt, resource, tool, tools};
+pub use modelctx_core::*;
+pub use modelctx_macros::{prompt, resource, tool, tools};
 
 /// The names most programs need.
 pub mod prelude {
-    pub use mcp_core::client::{Client, RequestOptions};
-    pub use mcp_core::era::Era;
-    pub use mcp_core::input::{Answers, Elicited, Questions};
-    pub use mcp_core::lowlevel::{
+    pub use modelctx_core::client::{Client, RequestOptions};
+    pub use modelctx_core::era::Era;
+    pub use modelctx_core::input::{Answers, Elicited, Questions};
+    pub use modelctx_core::lowlevel::{
         CacheHint, Incoming, IntoServer, Next, NotificationContext, RequestContext, Server, Session,
     };
-    pub use mcp_core::server::{CompletionRequest, McpServer, State, ToolError};
-    pub use mcp_core::types::*;
-    pub use mcp_core::{McpError, Result};
-    pub use mcp_macros::{prompt, resource, tool, tools};
+    pub use modelctx_core::server::{CompletionRequest, McpServer, State, ToolError};
+    pub use modelctx_core::types::*;
+    pub use modelctx_core::{McpError, Result};
+    pub use modelctx_macros::{prompt, resource, tool, tools};
 }

@@ -11,10 +11,10 @@ mod auth_server;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use mcp::auth::{Introspection, ResourceServer};
-use mcp::prelude::*;
-use mcp::transport::axum::{self, routing::get, routing::post, Router};
-use mcp::transport::HttpConfig;
+use modelctx::auth::{Introspection, ResourceServer};
+use modelctx::prelude::*;
+use modelctx::transport::axum::{self, routing::get, routing::post, Router};
+use modelctx::transport::HttpConfig;
 use serde_json::{json, Value};
 use support::jwt::{now, Keys};
 use support::raw_http::{send_to, Reply};
@@ -43,7 +43,7 @@ struct Name {
 
 /// Asks the caller's name, then two questions later answers.
 #[tool]
-async fn two_steps(ctx: RequestContext) -> mcp::Result<String> {
+async fn two_steps(ctx: RequestContext) -> modelctx::Result<String> {
     let first = ctx
         .elicit::<Name>("first", "Name?")
         .await?
@@ -449,7 +449,7 @@ async fn invalid_tokens_are_refused_with_invalid_token() {
     // Tampered: a valid token whose payload was swapped for one with more scopes.
     let valid = keys.rs256(&good);
     let parts: Vec<&str> = valid.split('.').collect();
-    let richer = mcp::base64::encode_url(
+    let richer = modelctx::base64::encode_url(
         with("scope", json!("books:read books:write"))
             .to_string()
             .as_bytes(),
@@ -459,19 +459,19 @@ async fn invalid_tokens_are_refused_with_invalid_token() {
 
     // HS256 signed with the RSA public key as the secret (key confusion).
     let jwk = keys.rsa_jwk();
-    let header = mcp::base64::encode_url(
+    let header = modelctx::base64::encode_url(
         json!({"alg": "HS256", "kid": "rsa-1"})
             .to_string()
             .as_bytes(),
     );
-    let payload = mcp::base64::encode_url(good.to_string().as_bytes());
+    let payload = modelctx::base64::encode_url(good.to_string().as_bytes());
     let input = format!("{header}.{payload}");
     let key = ring::hmac::Key::new(
         ring::hmac::HMAC_SHA256,
         jwk["n"].as_str().unwrap().as_bytes(),
     );
     let tag = ring::hmac::sign(&key, input.as_bytes());
-    let confused = format!("{input}.{}", mcp::base64::encode_url(tag.as_ref()));
+    let confused = format!("{input}.{}", modelctx::base64::encode_url(tag.as_ref()));
     assert_refused(&shop, &confused, "HMAC with the public key").await;
 
     // The unknown kid triggered one refetch; the rate limit held back the second.
@@ -779,7 +779,7 @@ async fn the_layer_protects_a_router_of_ones_own() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let resource = format!("http://127.0.0.1:{port}/api");
-    let verifier = mcp::auth::JwtVerifier::new(
+    let verifier = modelctx::auth::JwtVerifier::new(
         ISSUER,
         &format!("http://127.0.0.1:{}/jwks", jwks.port),
         resource.clone(),

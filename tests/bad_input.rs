@@ -26,7 +26,7 @@ const LEAKS: &[&str] = &[
     "secret",
     ".rs",
     "src/",
-    "mcp_core::",
+    "modelctx_core::",
     "McpServer",
     "RUST_BACKTRACE",
     "thread '",
@@ -400,7 +400,7 @@ async fn http_probe(port: u16) {
 async fn every_kind_of_bad_input_over_http() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let config = mcp::transport::HttpConfig {
+    let config = modelctx::transport::HttpConfig {
         body_timeout: Duration::from_secs(1),
         ..Default::default()
     };

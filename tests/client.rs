@@ -8,10 +8,10 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::client::{Client, EraChoice, RequestOptions};
-use mcp::era::Era;
-use mcp::transport::{ChildProcess, HttpClientTransport, HttpConfig, Stderr};
-use mcp::types::*;
+use modelctx::client::{Client, EraChoice, RequestOptions};
+use modelctx::era::Era;
+use modelctx::transport::{ChildProcess, HttpClientTransport, HttpConfig, Stderr};
+use modelctx::types::*;
 use serde_json::{json, Value};
 use support::example;
 
@@ -26,7 +26,7 @@ fn torture_stdio() -> ChildProcess {
 }
 
 /// A client answering every kind of input request.
-fn answering() -> mcp::client::ClientBuilder {
+fn answering() -> modelctx::client::ClientBuilder {
     Client::builder()
         .on_elicit(|params| async move {
             let name = if params.message.contains("name") {
@@ -428,9 +428,9 @@ async fn http_expired_session_is_reopened_and_the_request_retried() {
         listener: tokio::net::TcpListener,
     ) -> (
         tokio::sync::oneshot::Sender<()>,
-        tokio::task::JoinHandle<mcp::Result<()>>,
+        tokio::task::JoinHandle<modelctx::Result<()>>,
     ) {
-        let server = mcp::server::McpServer::new("restarting").tool(EchoTool);
+        let server = modelctx::server::McpServer::new("restarting").tool(EchoTool);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(
             server.serve_http_on(listener, HttpConfig::default(), async {
@@ -470,7 +470,7 @@ async fn http_expired_session_is_reopened_and_the_request_retried() {
 }
 
 /// Echoes the text.
-#[mcp::tool]
+#[modelctx::tool]
 async fn echo(text: String) -> String {
     text
 }
@@ -672,13 +672,13 @@ async fn cacheable_results_are_reused_for_their_ttl() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let lists = Arc::new(AtomicUsize::new(0));
     let counted = lists.clone();
-    let mut server = mcp::lowlevel::Server::new("cached");
+    let mut server = modelctx::lowlevel::Server::new("cached");
     server
         .on_list_tools(move |_, _| {
             counted.fetch_add(1, Ordering::SeqCst);
             async { Ok(ListToolsResult::default()) }
         })
-        .cache_hint("tools/list", mcp::lowlevel::CacheHint::public(60_000));
+        .cache_hint("tools/list", modelctx::lowlevel::CacheHint::public(60_000));
     let client = Client::builder()
         .cache_results(true)
         .connect(server)
@@ -693,12 +693,12 @@ async fn cacheable_results_are_reused_for_their_ttl() {
     );
     let uncached = Client::connect({
         let counted = lists.clone();
-        let mut s = mcp::lowlevel::Server::new("uncached");
+        let mut s = modelctx::lowlevel::Server::new("uncached");
         s.on_list_tools(move |_, _| {
             counted.fetch_add(1, Ordering::SeqCst);
             async { Ok(ListToolsResult::default()) }
         })
-        .cache_hint("tools/list", mcp::lowlevel::CacheHint::public(60_000));
+        .cache_hint("tools/list", modelctx::lowlevel::CacheHint::public(60_000));
         s
     })
     .await
@@ -779,7 +779,7 @@ async fn close_terminates_a_server_that_does_not_exit() {
 /// `on_resource_updated` hears the updates of a subscribed resource (2025).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resource_updates_reach_their_handler() {
-    let server = mcp::server::McpServer::new("updates");
+    let server = modelctx::server::McpServer::new("updates");
     let handle = server.handle();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let client = Client::builder()
@@ -807,8 +807,8 @@ struct Gauge {
 }
 
 /// Holds a place for 30 ms and records how many calls overlap.
-#[mcp::tool]
-async fn slow(gauge: mcp::server::State<Arc<Gauge>>) -> String {
+#[modelctx::tool]
+async fn slow(gauge: modelctx::server::State<Arc<Gauge>>) -> String {
     use std::sync::atomic::Ordering::SeqCst;
     let now = gauge.now.fetch_add(1, SeqCst) + 1;
     gauge.peak.fetch_max(now, SeqCst);
@@ -818,8 +818,10 @@ async fn slow(gauge: mcp::server::State<Arc<Gauge>>) -> String {
 }
 
 /// Asks the client for its roots (a server-to-client request on the call's own stream).
-#[mcp::tool]
-async fn count_roots(ctx: mcp::lowlevel::RequestContext<Arc<Gauge>>) -> mcp::Result<String> {
+#[modelctx::tool]
+async fn count_roots(
+    ctx: modelctx::lowlevel::RequestContext<Arc<Gauge>>,
+) -> modelctx::Result<String> {
     Ok(ctx.list_roots("roots").await?.len().to_string())
 }
 
@@ -832,7 +834,7 @@ async fn http_client_bounds_its_open_requests_and_answers_the_server_regardless(
     let gauge = Arc::new(Gauge::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = mcp::server::McpServer::with_state("gauge", gauge.clone())
+    let server = modelctx::server::McpServer::with_state("gauge", gauge.clone())
         .tool(SlowTool)
         .tool(CountRootsTool);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -8,15 +8,15 @@ use std::sync::Arc;
 
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
-use mcp::client::Client;
-use mcp::server::McpServer;
-use mcp::transport::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use mcp::transport::rustls::{self, RootCertStore};
-use mcp::transport::{HttpClientTransport, HttpConfig, McpHttp};
+use modelctx::client::Client;
+use modelctx::server::McpServer;
+use modelctx::transport::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use modelctx::transport::rustls::{self, RootCertStore};
+use modelctx::transport::{HttpClientTransport, HttpConfig, McpHttp};
 use serde_json::json;
 
 /// Echoes the text.
-#[mcp::tool]
+#[modelctx::tool]
 async fn echo(text: String) -> String {
     text
 }
@@ -47,13 +47,13 @@ fn trusting(cert: CertificateDer<'static>) -> Arc<rustls::ClientConfig> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_set_behind_a_private_ca_is_read_with_tls_config() {
-    use mcp::auth::{JwtVerifier, TokenVerifier, VerifyError};
-    use mcp::transport::axum::routing::get;
+    use modelctx::auth::{JwtVerifier, TokenVerifier, VerifyError};
+    use modelctx::transport::axum::routing::get;
     use support::jwt::{now, Keys};
 
     let keys = Keys::new();
     let jwks = keys.jwks().to_string();
-    let router = mcp::transport::axum::Router::new().route(
+    let router = modelctx::transport::axum::Router::new().route(
         "/jwks",
         get(move || {
             let jwks = jwks.clone();
@@ -85,7 +85,7 @@ async fn a_key_set_behind_a_private_ca_is_read_with_tls_config() {
 /// Serves `router` over TLS on 127.0.0.1 with a certificate for `localhost` made here; returns
 /// the port and the certificate to trust.
 async fn serve_tls(
-    router: mcp::transport::axum::Router,
+    router: modelctx::transport::axum::Router,
 ) -> (u16, CertificateDer<'static>, tokio::task::JoinHandle<()>) {
     let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
     let cert = CertificateDer::from(made.cert.der().to_vec());

@@ -2,8 +2,8 @@
 //! filled in (`context.arguments`), next to the plain `fn(&str)` form, through the in-memory
 //! client in both eras.
 
-use mcp::prelude::*;
-use mcp::server::{CompletionRequest, PromptDef, ResourceDef, State};
+use modelctx::prelude::*;
+use modelctx::server::{CompletionRequest, PromptDef, ResourceDef, State};
 use serde_json::{json, Value};
 
 struct Shop {
@@ -93,7 +93,7 @@ fn server() -> McpServer<Shop> {
         .resource(BookChapterResource)
 }
 
-fn builders() -> [mcp::client::ClientBuilder; 2] {
+fn builders() -> [modelctx::client::ClientBuilder; 2] {
     [Client::builder(), Client::builder().legacy()]
 }
 

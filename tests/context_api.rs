@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::prelude::*;
-use mcp::transport::{HttpClientTransport, HttpConfig, RawConnection};
+use modelctx::prelude::*;
+use modelctx::transport::{HttpClientTransport, HttpConfig, RawConnection};
 use serde_json::{json, Value};
 use support::{handshake_with, modern, request};
 
@@ -581,7 +581,7 @@ async fn serve_http_is_a_method_like_serve_stdio() {
 /// that watches `ctx.cancelled()` runs its cleanup (counted by the server), in both eras.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_and_cooperative_cancellation_over_stdio() {
-    use mcp::transport::{ChildProcess, Stderr};
+    use modelctx::transport::{ChildProcess, Stderr};
 
     for (round, builder) in [Client::builder(), Client::builder().legacy()]
         .into_iter()
@@ -591,7 +591,7 @@ async fn progress_and_cooperative_cancellation_over_stdio() {
         let client = builder.connect(child).await.unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = seen.clone();
-        let options = mcp::client::RequestOptions::new().on_progress(move |p| {
+        let options = modelctx::client::RequestOptions::new().on_progress(move |p| {
             record.lock().unwrap().push((p.progress, p.total));
         });
         let done = client
@@ -605,7 +605,7 @@ async fn progress_and_cooperative_cancellation_over_stdio() {
             "round {round}"
         );
 
-        let forever = mcp::client::RequestOptions::new().timeout(None);
+        let forever = modelctx::client::RequestOptions::new().timeout(None);
         let call = client.call_tool_with("wait_for_cancel", json!({}), &forever);
         let raced = tokio::time::timeout(Duration::from_millis(200), call).await;
         assert!(raced.is_err(), "it answers only when cancelled");

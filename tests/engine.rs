@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::lowlevel::ServerOptions;
-use mcp::prelude::*;
-use mcp::transport::RawConnection;
+use modelctx::lowlevel::ServerOptions;
+use modelctx::prelude::*;
+use modelctx::transport::RawConnection;
 use serde_json::{json, Value};
 use support::*;
 use tokio::sync::Notify;
@@ -1085,7 +1085,9 @@ async fn handle_message_serves_without_a_transport_even_when_the_handler_notifie
         }
         Ok(CallToolResult::text("done"))
     });
-    let running = mcp::lowlevel::RunningServer::start(server).await.unwrap();
+    let running = modelctx::lowlevel::RunningServer::start(server)
+        .await
+        .unwrap();
     let mut meta = support::modern_meta();
     meta["io.modelcontextprotocol/logLevel"] = json!("debug");
     let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",

@@ -6,7 +6,7 @@ mod catalog;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde_json::json;
 
 /// The about page.

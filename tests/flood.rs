@@ -163,7 +163,7 @@ async fn keep_alive_client(port: u16, first_id: usize, count: usize) -> usize {
 async fn two_hundred_fifty_six_connections_over_http_are_all_served() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let config = mcp::transport::HttpConfig::default();
+    let config = modelctx::transport::HttpConfig::default();
     tokio::spawn(torture::server().serve_http_on(listener, config, std::future::pending()));
     const CONNECTIONS: usize = 256;
     const PER_CONNECTION: usize = 40;

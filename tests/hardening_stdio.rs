@@ -266,8 +266,8 @@ async fn a_client_that_stops_reading_is_cut_off_after_the_write_timeout() {
 #[cfg(unix)]
 #[tokio::test]
 async fn a_socket_connection_has_the_same_write_timeout() {
-    use mcp::lowlevel::{IntoServer, RunningServer};
-    use mcp::transport::serve_connection;
+    use modelctx::lowlevel::{IntoServer, RunningServer};
+    use modelctx::transport::serve_connection;
     use tokio::net::UnixStream;
 
     let mut server = torture::server().into_server();

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use mcp::prelude::*;
-use mcp::server::{SchemaValidator, ToolDef};
+use modelctx::prelude::*;
+use modelctx::server::{SchemaValidator, ToolDef};
 use serde_json::{json, Value};
 
 /// Add two integers.
@@ -43,7 +43,7 @@ async fn fail(
 
 /// Fail with a protocol error.
 #[tool]
-async fn refuse() -> mcp::Result<String> {
+async fn refuse() -> modelctx::Result<String> {
     Err(McpError::new(-32099, "refused on purpose"))
 }
 
@@ -62,8 +62,10 @@ async fn listen(
     server: McpServer,
     id: Value,
     filter: Value,
-) -> (mcp::transport::RawConnection, Value) {
-    let mut conn = mcp::transport::RawConnection::open(server).await.unwrap();
+) -> (modelctx::transport::RawConnection, Value) {
+    let mut conn = modelctx::transport::RawConnection::open(server)
+        .await
+        .unwrap();
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
@@ -429,7 +431,7 @@ async fn motto() -> String {
     icon = "https://example.com/quote.png",
     meta = r#"{"vendor/tier": "free"}"#
 )]
-async fn quote(ctx: RequestContext) -> mcp::Result<String> {
+async fn quote(ctx: RequestContext) -> modelctx::Result<String> {
     let contents = ctx.read_resource("shop://motto").await?;
     let value = serde_json::to_value(&contents.contents[0])?;
     Ok(format!(
@@ -618,7 +620,7 @@ async fn a_2026_listen_stream_hears_prompt_and_resource_changes_it_asked_for() {
     );
     handle.add_tool(HelloTool).unwrap(); // not asked for: not delivered
     handle
-        .add_prompt(mcp::server::PromptDef::<()>::new("p", |_, _| async {
+        .add_prompt(modelctx::server::PromptDef::<()>::new("p", |_, _| async {
             Ok(String::from("x").into())
         }))
         .unwrap();

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 mod support;
 
-use mcp::prelude::*;
-use mcp::transport::HttpConfig;
+use modelctx::prelude::*;
+use modelctx::transport::HttpConfig;
 use serde_json::{json, Value};
 use support::raw_http::{send, send_as};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -343,7 +343,7 @@ async fn start_slow(
 ) {
     let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = dropped.clone();
-    let slow = mcp::server::ToolDef::<()>::from_schema(
+    let slow = modelctx::server::ToolDef::<()>::from_schema(
         "slow",
         json!({"type": "object"}),
         move |_, args| {
@@ -679,21 +679,24 @@ async fn the_bookshop_example_serves_over_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn param_headers_notifications_timeouts_and_mounting() {
-    use mcp::transport::{axum, McpHttp};
-    let echo = mcp::server::ToolDef::<()>::from_schema(
+    use modelctx::transport::{axum, McpHttp};
+    let echo = modelctx::server::ToolDef::<()>::from_schema(
         "regional",
         json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}),
         |_, args| async move { Ok(CallToolResult::text(format!("region={}", args["region"]))) },
     )
     .unwrap()
     .description("Mirrors region.");
-    let stuck =
-        mcp::server::ToolDef::<()>::from_schema("stuck", json!({"type": "object"}), |_, _| async {
+    let stuck = modelctx::server::ToolDef::<()>::from_schema(
+        "stuck",
+        json!({"type": "object"}),
+        |_, _| async {
             std::future::pending::<()>().await;
             Ok(CallToolResult::text("never"))
-        })
-        .unwrap()
-        .description("Never answers.");
+        },
+    )
+    .unwrap()
+    .description("Never answers.");
     let server = McpServer::new("mounted").tool(echo).tool(stuck);
     let config = HttpConfig {
         request_timeout: Duration::from_millis(300),

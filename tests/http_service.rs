@@ -4,12 +4,12 @@
 
 mod support;
 
-use mcp::auth::{ResourceServer, TokenVerifier, VerifyError, VerifyFuture};
-use mcp::prelude::*;
-use mcp::transport::axum::body::{to_bytes, Body};
-use mcp::transport::axum::http::{HeaderMap, HeaderValue, Request, StatusCode};
-use mcp::transport::axum::response::Response;
-use mcp::transport::{axum, HttpConfig, McpHttp};
+use modelctx::auth::{ResourceServer, TokenVerifier, VerifyError, VerifyFuture};
+use modelctx::prelude::*;
+use modelctx::transport::axum::body::{to_bytes, Body};
+use modelctx::transport::axum::http::{HeaderMap, HeaderValue, Request, StatusCode};
+use modelctx::transport::axum::response::Response;
+use modelctx::transport::{axum, HttpConfig, McpHttp};
 use serde_json::{json, Value};
 use support::raw_http::send_to;
 use tokio::net::TcpListener;

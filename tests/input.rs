@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::client::Client;
-use mcp::input::Elicited;
-use mcp::prelude::*;
-use mcp::request_state::{KeyRing, Sealer};
-use mcp::transport::RawConnection;
+use modelctx::client::Client;
+use modelctx::input::Elicited;
+use modelctx::prelude::*;
+use modelctx::request_state::{KeyRing, Sealer};
+use modelctx::transport::RawConnection;
 use serde_json::{json, Value};
 use support::{handshake, handshake_with, request, roundtrip};
 
@@ -28,7 +28,7 @@ struct Color {
 
 /// Greets the user by name.
 #[tool]
-async fn greet(ctx: RequestContext) -> mcp::Result<String> {
+async fn greet(ctx: RequestContext) -> modelctx::Result<String> {
     Ok(
         match ctx
             .elicit::<Name>("user_name", "What is your name?")
@@ -43,7 +43,7 @@ async fn greet(ctx: RequestContext) -> mcp::Result<String> {
 
 /// Asks twice in a row.
 #[tool]
-async fn two_steps(ctx: RequestContext, greeting: String) -> mcp::Result<String> {
+async fn two_steps(ctx: RequestContext, greeting: String) -> modelctx::Result<String> {
     let name = ctx
         .elicit::<Name>("step1", "Name?")
         .await?
@@ -59,7 +59,7 @@ async fn two_steps(ctx: RequestContext, greeting: String) -> mcp::Result<String>
 
 /// Asks three things at once.
 #[tool]
-async fn everything(ctx: RequestContext) -> mcp::Result<String> {
+async fn everything(ctx: RequestContext) -> modelctx::Result<String> {
     let answers = ctx
         .ask(
             Questions::new()
@@ -83,7 +83,7 @@ async fn everything(ctx: RequestContext) -> mcp::Result<String> {
 
 /// A prompt that asks first.
 #[prompt]
-async fn framed(ctx: RequestContext) -> mcp::Result<String> {
+async fn framed(ctx: RequestContext) -> modelctx::Result<String> {
     let name = ctx.elicit::<Name>("who", "Name?").await?.accepted();
     Ok(format!(
         "Write for {}",
@@ -93,7 +93,7 @@ async fn framed(ctx: RequestContext) -> mcp::Result<String> {
 
 /// A resource template that asks first.
 #[resource("notes://{id}")]
-async fn note(ctx: RequestContext, id: String) -> mcp::Result<String> {
+async fn note(ctx: RequestContext, id: String) -> modelctx::Result<String> {
     let name = ctx.elicit::<Name>("who", "Name?").await?.accepted();
     Ok(format!(
         "note {id} for {}",
@@ -120,9 +120,9 @@ fn accept(content: Value) -> ElicitResult {
 
 /// A client answering forms from a script: field `name` -> "Ada", `color` -> "green".
 fn scripted(
-    builder: mcp::client::ClientBuilder,
+    builder: modelctx::client::ClientBuilder,
     asked: Arc<Mutex<Vec<String>>>,
-) -> mcp::client::ClientBuilder {
+) -> modelctx::client::ClientBuilder {
     builder
         .on_elicit(move |p| {
             asked.lock().unwrap().push(p.message.clone());
@@ -703,7 +703,7 @@ static FICKLE_CALLS: AtomicUsize = AtomicUsize::new(0);
 
 /// Asks under one key, but the question changes on every run.
 #[tool]
-async fn fickle(ctx: RequestContext) -> mcp::Result<String> {
+async fn fickle(ctx: RequestContext) -> modelctx::Result<String> {
     let n = FICKLE_CALLS.fetch_add(1, Ordering::SeqCst);
     let answer = ctx.elicit::<Name>("q", &format!("Question {n}?")).await?;
     Ok(format!("answered question {n}: {}", answer.is_accepted()))

@@ -7,8 +7,8 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::prelude::*;
-use mcp::transport::HttpConfig;
+use modelctx::prelude::*;
+use modelctx::transport::HttpConfig;
 use serde_json::{json, Value};
 use support::modern;
 use support::sse::open_session;
@@ -20,7 +20,7 @@ const EVERY: Duration = Duration::from_millis(100);
 
 /// Says it is working, goes quiet for `ms`, then answers.
 #[tool]
-async fn slow(ctx: RequestContext, ms: u64) -> mcp::Result<String> {
+async fn slow(ctx: RequestContext, ms: u64) -> modelctx::Result<String> {
     ctx.notify(
         "notifications/message",
         json!({"level": "info", "data": "working"}),

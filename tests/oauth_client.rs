@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::client::oauth::{HeadlessLogin, OAuth};
-use mcp::prelude::*;
-use mcp::transport::axum::{self, routing::get, routing::post, Router};
-use mcp::transport::HttpClientTransport;
+use modelctx::client::oauth::{HeadlessLogin, OAuth};
+use modelctx::prelude::*;
+use modelctx::transport::axum::{self, routing::get, routing::post, Router};
+use modelctx::transport::HttpClientTransport;
 use serde_json::{json, Value};
 use support::jwt::{now, Keys};
 use tokio::net::TcpListener;
@@ -219,7 +219,7 @@ fn token(
             };
             let verifier = form.get("code_verifier").cloned().unwrap_or_default();
             let digest = ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes());
-            if mcp::base64::encode_url(digest.as_ref()) != challenge {
+            if modelctx::base64::encode_url(digest.as_ref()) != challenge {
                 return refuse("invalid_grant");
             }
             if form.get("redirect_uri") != Some(&redirect_uri)
@@ -401,8 +401,8 @@ struct Denying {
     issuer: String,
 }
 
-impl mcp::client::oauth::Login for Denying {
-    fn redirect_uri(&self) -> mcp::auth::AuthFuture<'_, String> {
+impl modelctx::client::oauth::Login for Denying {
+    fn redirect_uri(&self) -> modelctx::auth::AuthFuture<'_, String> {
         Box::pin(async { Ok("http://127.0.0.1:1/callback".to_owned()) })
     }
 
@@ -410,7 +410,7 @@ impl mcp::client::oauth::Login for Denying {
         &'a self,
         authorization_url: &'a str,
         _redirect_uri: &'a str,
-    ) -> mcp::auth::AuthFuture<'a, mcp::client::oauth::AuthorizationResponse> {
+    ) -> modelctx::auth::AuthFuture<'a, modelctx::client::oauth::AuthorizationResponse> {
         self.asked.fetch_add(1, Ordering::SeqCst);
         let state = authorization_url
             .split(['?', '&'])
@@ -419,7 +419,7 @@ impl mcp::client::oauth::Login for Denying {
             .to_owned();
         let issuer = self.issuer.clone();
         Box::pin(async move {
-            Ok(mcp::client::oauth::AuthorizationResponse::from_query(
+            Ok(modelctx::client::oauth::AuthorizationResponse::from_query(
                 &format!("error=access_denied&state={state}&iss={issuer}"),
             ))
         })

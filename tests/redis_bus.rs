@@ -11,8 +11,8 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::events::{Event, EventBus, RedisBus};
-use mcp::prelude::*;
+use modelctx::events::{Event, EventBus, RedisBus};
+use modelctx::prelude::*;
 use serde_json::json;
 use support::modern;
 use support::redis::{own_redis, redis, OwnRedis};
@@ -25,7 +25,7 @@ fn channel(test: &str) -> String {
 
 /// Restocks: publishes that the stock page changed.
 #[tool]
-async fn restock(ctx: RequestContext) -> mcp::Result<String> {
+async fn restock(ctx: RequestContext) -> modelctx::Result<String> {
     ctx.publish(Event::ResourceUpdated {
         uri: "shop://stock".into(),
     })?;

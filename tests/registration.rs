@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use mcp::prelude::*;
-use mcp::server::{PromptDef, RegistrationError, ResourceDef, ToolDef};
+use modelctx::prelude::*;
+use modelctx::server::{PromptDef, RegistrationError, ResourceDef, ToolDef};
 use serde_json::json;
 
 /// Adds two numbers.

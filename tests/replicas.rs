@@ -13,9 +13,9 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::events::Event;
-use mcp::prelude::*;
-use mcp::transport::{HttpConfig, MemoryEventStore, MemorySessionStore, RedisStore};
+use modelctx::events::Event;
+use modelctx::prelude::*;
+use modelctx::transport::{HttpConfig, MemoryEventStore, MemorySessionStore, RedisStore};
 use serde_json::{json, Value};
 use support::raw_http::{send, Reply};
 use support::redis::redis;
@@ -23,7 +23,7 @@ use support::sse::SseStream;
 
 /// Logs two steps (so its answer is an SSE stream with events), then answers.
 #[tool]
-async fn steps(ctx: RequestContext) -> mcp::Result<String> {
+async fn steps(ctx: RequestContext) -> modelctx::Result<String> {
     ctx.log(LoggingLevel::Error, "step one").await?;
     ctx.log(LoggingLevel::Error, "step two").await?;
     Ok("all steps done".into())
@@ -44,7 +44,7 @@ async fn whoami(ctx: RequestContext) -> String {
 
 /// Counts the client's roots (a server-to-client request, answered by the client).
 #[tool]
-async fn count_roots(ctx: RequestContext) -> mcp::Result<String> {
+async fn count_roots(ctx: RequestContext) -> modelctx::Result<String> {
     let roots: Value = ctx.request("roots/list", json!({})).await?;
     Ok(format!(
         "{} roots",
@@ -65,7 +65,7 @@ async fn replica(
     u16,
     tokio::sync::oneshot::Sender<()>,
     tokio::task::JoinHandle<()>,
-    mcp::server::ServerHandle<()>,
+    modelctx::server::ServerHandle<()>,
 ) {
     let server = McpServer::new("replica")
         .tool(StepsTool)

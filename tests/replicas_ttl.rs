@@ -9,8 +9,8 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::prelude::*;
-use mcp::transport::{EventStore, HttpConfig, RedisStore};
+use modelctx::prelude::*;
+use modelctx::transport::{EventStore, HttpConfig, RedisStore};
 use serde_json::json;
 use support::raw_http::send;
 use support::redis::redis;
@@ -19,7 +19,7 @@ use tokio::net::TcpStream;
 
 /// Logs one step (so its answer is an SSE stream with events), then answers.
 #[tool]
-async fn step(ctx: RequestContext) -> mcp::Result<String> {
+async fn step(ctx: RequestContext) -> modelctx::Result<String> {
     ctx.log(LoggingLevel::Error, "step").await?;
     Ok("done".into())
 }

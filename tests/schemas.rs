@@ -2,8 +2,8 @@
 //! alternative) while the validator still takes `null`, and `$ref`s inlined on request, through
 //! the in-memory client in both eras.
 
-use mcp::prelude::*;
-use mcp::server::SchemaValidator;
+use modelctx::prelude::*;
+use modelctx::server::SchemaValidator;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -85,7 +85,7 @@ fn server() -> McpServer {
         .tool(NegateTool)
 }
 
-fn builders() -> [mcp::client::ClientBuilder; 2] {
+fn builders() -> [modelctx::client::ClientBuilder; 2] {
     [Client::builder(), Client::builder().legacy()]
 }
 
@@ -365,10 +365,10 @@ async fn a_recursive_result_wrapped_for_2025_still_refers_to_itself() {
 /// its `Option` argument keeps `null` in the schema and a `null` value is accepted, as before.
 #[tokio::test]
 async fn args_schema_for_a_hand_built_tool_is_listed_and_checked_as_given() {
-    let mut args = mcp::server::ArgsSchema::new();
+    let mut args = modelctx::server::ArgsSchema::new();
     args.arg::<Option<u32>>(
         "limit",
-        mcp::server::ArgSpec {
+        modelctx::server::ArgSpec {
             description: None,
             optional: true,
             default: None,
@@ -380,10 +380,11 @@ async fn args_schema_for_a_hand_built_tool_is_listed_and_checked_as_given() {
         schema["properties"]["limit"]["type"],
         json!(["integer", "null"])
     );
-    let tool = mcp::server::ToolDef::from_schema("limit", schema.clone(), |_, args| async move {
-        Ok(CallToolResult::text(args["limit"].to_string()))
-    })
-    .unwrap();
+    let tool =
+        modelctx::server::ToolDef::from_schema("limit", schema.clone(), |_, args| async move {
+            Ok(CallToolResult::text(args["limit"].to_string()))
+        })
+        .unwrap();
     for builder in builders() {
         let client = builder
             .connect(McpServer::new("hand").tool(tool.clone()))

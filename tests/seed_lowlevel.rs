@@ -16,8 +16,8 @@ mod two_tools;
 #[path = "../examples/lowlevel_vendor_method.rs"]
 mod vendor;
 
-use mcp::lowlevel::RESERVED_INITIALIZE;
-use mcp::prelude::*;
+use modelctx::lowlevel::RESERVED_INITIALIZE;
+use modelctx::prelude::*;
 use serde_json::json;
 
 fn texts(result: &CallToolResult) -> Vec<&str> {

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
-use mcp::prelude::*;
-use mcp::server::State;
-use mcp::transport::{ChildProcess, Stderr};
+use modelctx::prelude::*;
+use modelctx::server::State;
+use modelctx::transport::{ChildProcess, Stderr};
 use serde_json::json;
 
 mod support;
@@ -165,7 +165,7 @@ impl Bookshop {
     }
 
     /// Completes a length from the title already chosen (async, the whole request).
-    async fn lengths(&self, request: mcp::server::CompletionRequest) -> Vec<String> {
+    async fn lengths(&self, request: modelctx::server::CompletionRequest) -> Vec<String> {
         let long_book = request.arguments.get("title").map(String::as_str) == Some("Dune");
         let mut lengths = vec!["short".to_owned()];
         if long_book {

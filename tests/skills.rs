@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use mcp::client::{Client, SkillError};
-use mcp::era::Era;
-use mcp::server::McpServer;
-use mcp::types::{ResourceContents, Skill, SkillResource, SkillResources, SKILLS_EXTENSION};
+use modelctx::client::{Client, SkillError};
+use modelctx::era::Era;
+use modelctx::server::McpServer;
+use modelctx::types::{ResourceContents, Skill, SkillResource, SkillResources, SKILLS_EXTENSION};
 use serde_json::json;
 
 const PDF_SKILL: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: \"2.1.0\"\n---\n\n# PDF\n\nRead references/FORMS.md.\n";

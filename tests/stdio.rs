@@ -297,7 +297,7 @@ fn sign_up(id: i64, extra: Value) -> Value {
 
 #[tokio::test]
 async fn a_multi_step_form_crosses_replicas_that_share_state_keys() {
-    let key = mcp::request_state::KeyRing::generate_key();
+    let key = modelctx::request_state::KeyRing::generate_key();
     let env = [("MCP_REQUEST_STATE_KEYS", key.as_str())];
     let mut first = Peer::spawn_with("signup", &env);
     let r1 = first.call(sign_up(1, json!({}))).await;

@@ -7,8 +7,8 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::events::Event;
-use mcp::prelude::*;
+use modelctx::events::Event;
+use modelctx::prelude::*;
 use serde_json::{json, Value};
 use support::modern;
 use support::sse::{call_tool, modern_post, open_session, serve, session_call, SseStream};
@@ -21,7 +21,7 @@ async fn about() -> String {
 
 /// Restocks the shop: the stock page changed.
 #[tool]
-async fn restock(ctx: RequestContext) -> mcp::Result<String> {
+async fn restock(ctx: RequestContext) -> modelctx::Result<String> {
     ctx.publish(Event::ResourceUpdated {
         uri: "shop://stock".into(),
     })?;

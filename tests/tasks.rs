@@ -7,13 +7,13 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::input::Elicited;
-use mcp::prelude::*;
+use modelctx::input::Elicited;
+use modelctx::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp::server::{MemoryTaskStore, RedisTaskStore, TaskRecord, TaskStore};
-use mcp::transport::RawConnection;
-use mcp::types::TaskStatus;
+use modelctx::server::{MemoryTaskStore, RedisTaskStore, TaskRecord, TaskStore};
+use modelctx::transport::RawConnection;
+use modelctx::types::TaskStatus;
 use serde_json::{json, Value};
 use support::redis::redis;
 use support::{modern, roundtrip};
@@ -482,7 +482,7 @@ static COUNTED_RUNS: AtomicUsize = AtomicUsize::new(0);
 
 /// Counts its runs; asks a name.
 #[tool(task = "optional")]
-async fn counted(ctx: RequestContext) -> mcp::Result<String> {
+async fn counted(ctx: RequestContext) -> modelctx::Result<String> {
     COUNTED_RUNS.fetch_add(1, Ordering::SeqCst);
     match ctx.elicit::<Name>("who", "Who?").await? {
         Elicited::Accepted(form) => Ok(format!("hello {}", form.name)),

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 mod support;
 
-use mcp::client::{Client, ToolCallOutcome};
-use mcp::prelude::*;
+use modelctx::client::{Client, ToolCallOutcome};
+use modelctx::prelude::*;
 use serde_json::json;
 
 #[path = "support/task_tools.rs"]
@@ -19,7 +19,7 @@ fn server() -> McpServer {
 }
 
 /// A client whose `on_elicit` answers every form with `name`.
-fn answering(name: &'static str) -> mcp::client::ClientBuilder {
+fn answering(name: &'static str) -> modelctx::client::ClientBuilder {
     Client::builder().on_elicit(move |_| async move {
         Ok(ElicitResult {
             action: "accept".into(),
@@ -223,7 +223,7 @@ async fn a_2025_client_gets_plain_results() {
 /// methods: a task is created, answered, awaited and cancelled.
 #[tokio::test]
 async fn tasks_work_over_http() {
-    use mcp::transport::{HttpClientTransport, HttpConfig};
+    use modelctx::transport::{HttpClientTransport, HttpConfig};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -265,9 +265,9 @@ async fn tasks_work_over_http() {
 /// the conformance server as a child process, its `slow_compute` tool run as a task.
 #[tokio::test]
 async fn tasks_work_over_stdio() {
-    let child = mcp::transport::ChildProcess::new(support::example("conformance_server"))
+    let child = modelctx::transport::ChildProcess::new(support::example("conformance_server"))
         .arg("--stdio")
-        .stderr(mcp::transport::Stderr::Discard);
+        .stderr(modelctx::transport::Stderr::Discard);
     let client = Client::connect(child).await.unwrap();
     let outcome = client
         .call_tool_as_task("slow_compute", json!({"seconds": 0.05, "label": "stdio"}))

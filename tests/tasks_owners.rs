@@ -7,9 +7,9 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::auth::{Principal, ResourceServer, TokenVerifier, VerifyError, VerifyFuture};
-use mcp::prelude::*;
-use mcp::transport::HttpConfig;
+use modelctx::auth::{Principal, ResourceServer, TokenVerifier, VerifyError, VerifyFuture};
+use modelctx::prelude::*;
+use modelctx::transport::HttpConfig;
 use serde_json::{json, Value};
 use support::raw_http::send;
 use support::sse::SseStream;

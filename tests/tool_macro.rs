@@ -3,7 +3,7 @@
 #[path = "../examples/bookshop.rs"]
 mod bookshop;
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde_json::{json, Value};
 
 fn text(result: &CallToolResult) -> &str {

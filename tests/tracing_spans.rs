@@ -12,9 +12,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use mcp::client::RequestOptions;
-use mcp::prelude::*;
-use mcp::trace::TraceContext;
+use modelctx::client::RequestOptions;
+use modelctx::prelude::*;
+use modelctx::trace::TraceContext;
 use serde_json::json;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -153,7 +153,7 @@ fn seen() -> &'static Mutex<HashMap<String, Option<TraceContext>>> {
 
 /// Records its caller's trace context under `tag`, inside a span of its own.
 #[tool]
-async fn traced(ctx: RequestContext, tag: String) -> mcp::Result<String> {
+async fn traced(ctx: RequestContext, tag: String) -> modelctx::Result<String> {
     let inner = tracing::info_span!("inside_tool", tag = tag.as_str());
     let _in = inner.enter();
     seen().lock().unwrap().insert(tag, ctx.trace_context());
@@ -168,7 +168,7 @@ async fn broken() -> Result<String, ToolError> {
 
 /// Refuses its call with a JSON-RPC error.
 #[tool]
-async fn refuses() -> mcp::Result<String> {
+async fn refuses() -> modelctx::Result<String> {
     Err(McpError::invalid_params("refused on purpose"))
 }
 

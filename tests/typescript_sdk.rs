@@ -11,9 +11,9 @@ mod support;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use mcp::client::{Client, RequestOptions};
-use mcp::era::Era;
-use mcp::transport::{ChildProcess, HttpClientTransport, Stderr};
+use modelctx::client::{Client, RequestOptions};
+use modelctx::era::Era;
+use modelctx::transport::{ChildProcess, HttpClientTransport, Stderr};
 use serde_json::json;
 
 /// The SDK's folder with `server.mjs` copied in (ES modules resolve packages next to the file),

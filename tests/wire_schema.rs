@@ -11,8 +11,8 @@ mod support;
 
 use std::path::PathBuf;
 
-use mcp::prelude::*;
-use mcp::transport::RawConnection;
+use modelctx::prelude::*;
+use modelctx::transport::RawConnection;
 use serde_json::{json, Value};
 use support::*;
 

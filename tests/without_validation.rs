@@ -1,9 +1,9 @@
-//! With the `validation` feature off (`cargo test -p mcp --no-default-features --test
+//! With the `validation` feature off (`cargo test -p modelctx --no-default-features --test
 //! without_validation`), serde's checks still apply; ranges and unknown arguments are no longer
 //! refused. `.ci/run` runs this file that way; with default features it is empty.
 #![cfg(not(feature = "validation"))]
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde_json::json;
 
 /// Search books.

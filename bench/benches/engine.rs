@@ -13,9 +13,9 @@
 
 use std::time::{Duration, Instant};
 
-use mcp::lowlevel::RunningServer;
-use mcp::prelude::*;
-use mcp::server::ToolDef;
+use modelctx::lowlevel::RunningServer;
+use modelctx::prelude::*;
+use modelctx::server::ToolDef;
 use serde_json::json;
 
 /// Add two numbers.
@@ -100,13 +100,13 @@ fn main() {
     );
 
     micro("decode: jsonrpc::decode of the tools/call line", || {
-        std::hint::black_box(mcp::jsonrpc::decode(std::hint::black_box(call.as_bytes())).is_ok());
+        std::hint::black_box(modelctx::jsonrpc::decode(std::hint::black_box(call.as_bytes())).is_ok());
     });
     let result = CallToolResult::text("5");
-    let id = mcp::jsonrpc::RequestId::Number(7);
+    let id = modelctx::jsonrpc::RequestId::Number(7);
     micro("encode: CallToolResult to a response line", || {
         let raw = serde_json::value::to_raw_value(std::hint::black_box(&result)).unwrap();
-        std::hint::black_box(mcp::jsonrpc::encode_result(&id, &raw));
+        std::hint::black_box(modelctx::jsonrpc::encode_result(&id, &raw));
     });
 
     for n in [100, 1_000] {

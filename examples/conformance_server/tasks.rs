@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use mcp::prelude::*;
-use mcp::server::{IntoTool, ToolError};
+use modelctx::prelude::*;
+use modelctx::server::{IntoTool, ToolError};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct DeleteConfirmation {
@@ -45,13 +45,13 @@ async fn failing_job() -> Result<String, ToolError> {
 
 /// Breaks with a protocol-level error: its task ends `failed`.
 #[tool(task = "optional")]
-async fn protocol_error_job() -> mcp::Result<String> {
+async fn protocol_error_job() -> modelctx::Result<String> {
     Err(McpError::internal("the job's worker crashed"))
 }
 
 /// Asks for a confirmation before deleting `filename`.
 #[tool(task = "optional")]
-async fn confirm_delete(ctx: RequestContext, filename: String) -> mcp::Result<String> {
+async fn confirm_delete(ctx: RequestContext, filename: String) -> modelctx::Result<String> {
     let answer = ctx
         .elicit::<DeleteConfirmation>("confirm", &format!("Delete {filename}?"))
         .await?;
@@ -63,7 +63,7 @@ async fn confirm_delete(ctx: RequestContext, filename: String) -> mcp::Result<St
 
 /// Asks two questions at once.
 #[tool(task = "optional")]
-async fn multi_input(ctx: RequestContext) -> mcp::Result<String> {
+async fn multi_input(ctx: RequestContext) -> modelctx::Result<String> {
     let answers = ctx
         .ask(
             Questions::new()
@@ -71,7 +71,7 @@ async fn multi_input(ctx: RequestContext) -> mcp::Result<String> {
                 .elicit::<Detail>("second", "Second detail?"),
         )
         .await?;
-    let name = |key: &str| -> mcp::Result<String> {
+    let name = |key: &str| -> modelctx::Result<String> {
         Ok(match answers.elicited::<Detail>(key)? {
             Elicited::Accepted(d) => match d.confirm {
                 Some(true) => format!("{} (confirmed)", d.name.unwrap_or_default()),
@@ -91,7 +91,7 @@ struct Name {
 
 /// Asks a name (multi-round-trip, in the request), then greets in a task.
 #[tool(task = "optional")]
-async fn test_tool_with_task(ctx: RequestContext) -> mcp::Result<String> {
+async fn test_tool_with_task(ctx: RequestContext) -> modelctx::Result<String> {
     let name = match ctx
         .elicit::<Name>("user_name", "What is your name?")
         .await?

@@ -1,6 +1,6 @@
 #![no_main]
-//! Fuzz target: see `mcp_core::fuzzing::base64`.
+//! Fuzz target: see `modelctx_core::fuzzing::base64`.
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| mcp_core::fuzzing::base64(data));
+fuzz_target!(|data: &[u8]| modelctx_core::fuzzing::base64(data));

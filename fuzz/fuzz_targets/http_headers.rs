@@ -1,6 +1,6 @@
 #![no_main]
-//! Fuzz target: see `mcp_core::fuzzing::http_headers`.
+//! Fuzz target: see `modelctx_core::fuzzing::http_headers`.
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| mcp_core::fuzzing::http_headers(data));
+fuzz_target!(|data: &[u8]| modelctx_core::fuzzing::http_headers(data));

@@ -8,8 +8,8 @@ const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// Encodes `bytes` with the standard alphabet and padding.
 ///
 /// ```
-/// assert_eq!(mcp_core::base64::encode(b"hi!"), "aGkh");
-/// assert_eq!(mcp_core::base64::encode(b"hi"), "aGk=");
+/// assert_eq!(modelctx_core::base64::encode(b"hi!"), "aGkh");
+/// assert_eq!(modelctx_core::base64::encode(b"hi"), "aGk=");
 /// ```
 pub fn encode(bytes: &[u8]) -> String {
     encode_with(bytes, STANDARD, true)
@@ -18,7 +18,7 @@ pub fn encode(bytes: &[u8]) -> String {
 /// Encodes `bytes` with the URL-safe alphabet and no padding.
 ///
 /// ```
-/// assert_eq!(mcp_core::base64::encode_url(&[0xfb, 0xff]), "-_8");
+/// assert_eq!(modelctx_core::base64::encode_url(&[0xfb, 0xff]), "-_8");
 /// ```
 pub fn encode_url(bytes: &[u8]) -> String {
     encode_with(bytes, URL_SAFE, false)
@@ -27,8 +27,8 @@ pub fn encode_url(bytes: &[u8]) -> String {
 /// Decodes standard base64 with padding (`None` if `text` is not exactly that).
 ///
 /// ```
-/// assert_eq!(mcp_core::base64::decode("aGk=").as_deref(), Some(&b"hi"[..]));
-/// assert_eq!(mcp_core::base64::decode("aGk"), None);
+/// assert_eq!(modelctx_core::base64::decode("aGk=").as_deref(), Some(&b"hi"[..]));
+/// assert_eq!(modelctx_core::base64::decode("aGk"), None);
 /// ```
 pub fn decode(text: &str) -> Option<Vec<u8>> {
     if text.len() % 4 != 0 {

@@ -71,7 +71,7 @@ pub const MODERN_ONLY: &[&str] = &["server/discover", "subscriptions/listen"];
 /// The version a server answers `initialize` with: the client's when supported, else the newest.
 ///
 /// ```
-/// use mcp_core::era::negotiate_legacy_version;
+/// use modelctx_core::era::negotiate_legacy_version;
 /// assert_eq!(negotiate_legacy_version("2025-06-18"), "2025-06-18");
 /// assert_eq!(negotiate_legacy_version("1999-01-01"), "2025-11-25");
 /// ```

@@ -155,7 +155,7 @@ fn out_of_range_integers(source: &str) -> impl Iterator<Item = &str> {
 /// The error of a handler, a middleware or a client call.
 ///
 /// ```
-/// use mcp_core::McpError;
+/// use modelctx_core::McpError;
 ///
 /// let e = McpError::invalid_params("limit must be positive");
 /// assert_eq!(e.code(), -32602);
@@ -277,8 +277,8 @@ impl McpError {
     /// instead.
     ///
     /// ```
-    /// use mcp_core::types::ElicitRequestParams;
-    /// use mcp_core::McpError;
+    /// use modelctx_core::types::ElicitRequestParams;
+    /// use modelctx_core::McpError;
     ///
     /// let e = McpError::url_elicitation_required([ElicitRequestParams::url(
     ///     "connect-42",

@@ -33,7 +33,7 @@ fn err<T>(message: impl Into<String>) -> Result<T, FrontmatterError> {
 ///
 /// ```
 /// let text = "---\nname: pdf-processing\ndescription: Fill PDF forms\nmetadata:\n  version: 2\n---\n# Body\n";
-/// let fm = mcp_core::frontmatter::parse(text).unwrap();
+/// let fm = modelctx_core::frontmatter::parse(text).unwrap();
 /// assert_eq!(fm["name"], "pdf-processing");
 /// assert_eq!(fm["metadata"]["version"], 2);
 /// ```

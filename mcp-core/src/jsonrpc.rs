@@ -166,7 +166,7 @@ fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
 /// Decodes one message (one line of stdio, one HTTP body).
 ///
 /// ```
-/// use mcp_core::jsonrpc::{decode, Message};
+/// use modelctx_core::jsonrpc::{decode, Message};
 ///
 /// let msg = decode(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).unwrap();
 /// assert!(matches!(msg, Message::Request { ref method, .. } if method == "tools/list"));

@@ -1,7 +1,7 @@
-//! The runtime of the `mcp` SDK: protocol types, the JSON-RPC engine, the low-level handler
+//! The runtime of the `modelctx` SDK: protocol types, the JSON-RPC engine, the low-level handler
 //! table, the server and client transports, and the client.
 //!
-//! Most users depend on the `mcp` facade crate, which re-exports this one.
+//! Most users depend on the `modelctx` facade crate, which re-exports this one.
 #![warn(missing_docs)]
 
 #[doc(hidden)]

@@ -18,7 +18,7 @@ pub const META_TRACESTATE: &str = "tracestate";
 /// vendor `tracestate` that goes with it, if any.
 ///
 /// ```
-/// use mcp_core::trace::TraceContext;
+/// use modelctx_core::trace::TraceContext;
 ///
 /// let tc = TraceContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 ///     .unwrap()

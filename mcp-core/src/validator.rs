@@ -16,7 +16,7 @@ use crate::error::{cut_to, echo_capped};
 ///
 /// ```
 /// # // Runs with the default `validation` feature.
-/// use mcp_core::server::SchemaValidator;
+/// use modelctx_core::server::SchemaValidator;
 /// use serde_json::json;
 ///
 /// let v = SchemaValidator::compile(&json!({

@@ -47,7 +47,7 @@ pub(crate) enum Ret {
     Plain(Box<Type>),
     Unit,
     /// A return type whose last path segment is `Result` (`Result<T, E>`, `io::Result<T>`,
-    /// `anyhow::Result<T>`, `mcp::Result<T>`); a one-argument alias's error type is read
+    /// `anyhow::Result<T>`, `modelctx::Result<T>`); a one-argument alias's error type is read
     /// through `ResultParts`.
     Result {
         full: Box<Type>,

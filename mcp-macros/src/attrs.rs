@@ -189,6 +189,14 @@ pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
             .get_ident()
             .map(ToString::to_string)
             .unwrap_or_default();
+        if key == "crate" {
+            // Free tools have it taken out before this parser runs: this is a method.
+            cx.error(
+                &meta.path,
+                "in a #[tools] impl block, `crate = \"..\"` goes on #[tools], for every method at once",
+            );
+            return skip_value(&meta);
+        }
         if !TOOL_KEYS.contains(&key.as_str()) {
             cx.error(&meta.path, unknown_key("tool", &key, TOOL_KEYS));
             return skip_value(&meta);

@@ -2,7 +2,7 @@
 //!
 //! Where the type is spelled as a known type (`String`, `i32`, `f64`, `Vec<T>`, `bool`, inside
 //! `Option` or not) the macro says directly what is wrong; for any other type (an alias, a user
-//! type) it asks the compiler, with a bound on a marker trait of `mcp::__private` at the key's
+//! type) it asks the compiler, with a bound on a marker trait of `modelctx::__private` at the key's
 //! span, whose message reads as the macro's would.
 
 use proc_macro2::Span;

@@ -4,6 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use crate::ast::{Param, Receiver, Ret, ToolFn};
+use crate::runtime::RT;
 
 /// How the generated handler reaches the user's function.
 pub(crate) enum Target<'a> {
@@ -59,7 +60,7 @@ fn generic_state_name(scope: &TokenStream) -> proc_macro2::Ident {
     proc_macro2::Ident::new(name, proc_macro2::Span::call_site())
 }
 
-/// An expression of type `::mcp::server::ToolDef<#state>`.
+/// An expression of type `::modelctx::server::ToolDef<#state>`.
 pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -> TokenStream {
     let name = &tool.name;
     let mut schema_args = Vec::new();
@@ -69,7 +70,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         let decoder = quote::format_ident!("__decode{}", index);
         match param {
             Param::Context { .. } => call_args.push(quote!(__ctx.clone())),
-            Param::State { .. } => call_args.push(quote!(::mcp::server::State::of(&__ctx))),
+            Param::State { .. } => call_args.push(quote!(#RT::server::State::of(&__ctx))),
             Param::Arg(arg) => {
                 let (ident, ty, schema_ty, wire) = (&arg.ident, &arg.ty, &arg.schema_ty, &arg.wire);
                 let span = arg.span();
@@ -92,7 +93,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 let default = match &default_expr {
                     Some(expr) => quote!({
                         let __d: #ty = #expr;
-                        ::mcp::__private::default_json(&__d)
+                        #RT::__private::default_json(&__d)
                     }),
                     None => quote!(::std::option::Option::None),
                 };
@@ -138,16 +139,16 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 for (key_span, marker) in &arg.checks {
                     let marker = syn::Ident::new(marker, *key_span);
                     schema_args.push(quote_spanned!(*key_span=>
-                        let _: () = <#schema_ty as ::mcp::server::checks::#marker>::FITS;
+                        let _: () = <#schema_ty as #RT::server::checks::#marker>::FITS;
                     ));
                 }
                 schema_args.push(quote_spanned!(span=>
-                    (&&::mcp::server::checks::ArgProbe::<#schema_ty>::new()).context_check();
-                    let #decoder = <#schema_ty as ::mcp::server::checks::ToolArgument>::declare(&mut __schema, #wire, ::mcp::server::ArgSpec {
+                    (&&#RT::server::checks::ArgProbe::<#schema_ty>::new()).context_check();
+                    let #decoder = <#schema_ty as #RT::server::checks::ToolArgument>::declare(&mut __schema, #wire, #RT::server::ArgSpec {
                         description: #description,
                         optional: #optional,
                         default: #default,
-                        constraints: ::mcp::__private::json_object(#constraints_json),
+                        constraints: #RT::__private::json_object(#constraints_json),
                     }, #nullable);
                 ));
                 takes.push(match &default_expr {
@@ -179,9 +180,9 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
     let invoke = if tool.is_async {
         quote!(#callee(#(#call_args),*).await)
     } else {
-        quote!(::mcp::__private::run_blocking(move || #callee(#(#call_args),*)).await?)
+        quote!(#RT::__private::run_blocking(move || #callee(#(#call_args),*)).await?)
     };
-    let probe = quote!(::mcp::server::output::Probe);
+    let probe = quote!(#RT::server::output::Probe);
     let (convert, ok_ty, route) = match &tool.ret {
         Ret::Unit => (
             quote!(::std::result::Result::Ok(__convert(__ret))),
@@ -196,7 +197,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         Ret::Result { full, ok, err } => {
             let err_ty = match err {
                 Some(e) => quote!(#e),
-                None => quote!(<#full as ::mcp::__private::ResultParts>::Err),
+                None => quote!(<#full as #RT::__private::ResultParts>::Err),
             };
             let err_span = err.as_ref().map_or_else(
                 || syn::spanned::Spanned::span(ok),
@@ -209,11 +210,12 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 }),
                 quote!(#ok),
                 {
-                    let call = quote_spanned!(err_span=> (&&&#probe::<#err_ty>::new()).route(<#err_ty as ::mcp::server::output::ToolFailure>::logged()));
+                    let rt = crate::runtime::at(err_span);
+                    let call = quote_spanned!(err_span=> (&&&#probe::<#err_ty>::new()).route(<#err_ty as #rt::server::output::ToolFailure>::logged()));
                     quote!(
-                        let __route: ::mcp::server::output::Route<#err_ty> = {
+                        let __route: #RT::server::output::Route<#err_ty> = {
                             #[allow(unused_imports)]
-                            use ::mcp::server::output::{ProbeToolError as _, ProbeMcpError as _, ProbeFailure as _};
+                            use #RT::server::output::{ProbeToolError as _, ProbeMcpError as _, ProbeFailure as _};
                             #call
                         };
                     )
@@ -228,9 +230,9 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
     let conversion = {
         let call = quote_spanned!(ok_span=> (&&&#probe::<#ok_ty>::new()).conversion());
         quote!(
-            let (__convert, __output): ::mcp::server::output::Conversion<#ok_ty> = {
+            let (__convert, __output): #RT::server::output::Conversion<#ok_ty> = {
                 #[allow(unused_imports)]
-                use ::mcp::server::output::{ProbeResultAlias as _, ProbeContent as _, ProbeStructured as _};
+                use #RT::server::output::{ProbeResultAlias as _, ProbeContent as _, ProbeStructured as _};
                 #call
             };
         )
@@ -257,38 +259,39 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
             );
             quote!(#field: ::std::option::Option::Some(#v))
         });
-        builders.push(quote!(.annotations(::mcp::types::ToolAnnotations {
+        builders.push(quote!(.annotations(#RT::types::ToolAnnotations {
             #(#fields,)*
             ..::std::default::Default::default()
         })));
     }
     if !tool.attrs.icons.is_empty() {
         let icons = &tool.attrs.icons;
-        builders.push(quote!(.icons(::std::vec![#(::mcp::types::Icon {
+        let rt = RT;
+        builders.push(quote!(.icons(::std::vec![#(#rt::types::Icon {
             src: ::std::string::String::from(#icons),
             ..::std::default::Default::default()
         }),*])));
     }
     if let Some(meta) = &tool.attrs.meta {
-        builders.push(quote!(.meta(::mcp::__private::json_object(#meta))));
+        builders.push(quote!(.meta(#RT::__private::json_object(#meta))));
     }
     if !tool.attrs.scopes.is_empty() {
         let scopes = &tool.attrs.scopes;
         builders.push(quote!(.scopes([#(#scopes),*])));
     }
     if let Some(task) = &tool.attrs.task {
-        builders.push(quote!(.task_support(::mcp::server::TaskSupport::#task)));
+        builders.push(quote!(.task_support(#RT::server::TaskSupport::#task)));
     }
 
     quote!({
         #conversion
         #route
-        let mut __schema = ::mcp::server::ArgsSchema::new();
+        let mut __schema = #RT::server::ArgsSchema::new();
         #[allow(unused_imports)]
-        use ::mcp::server::checks::{ProbeArg as _, ProbeContextArg as _};
+        use #RT::server::checks::{ProbeArg as _, ProbeContextArg as _};
         #(#schema_args)*
-        let __handler: ::mcp::server::ToolHandler<#state> = ::std::sync::Arc::new(
-            move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::mcp::types::JsonObject| {
+        let __handler: #RT::server::ToolHandler<#state> = ::std::sync::Arc::new(
+            move |__ctx: #RT::lowlevel::RequestContext<#state>, mut __args: #RT::types::JsonObject| {
                 #capture
                 ::std::boxed::Box::pin(async move {
                     #(#takes)*
@@ -299,9 +302,9 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 })
             },
         );
-        let __def = ::mcp::__private::tool_def::<#state>(#name, __schema, __handler) #(#builders)*;
+        let __def = #RT::__private::tool_def::<#state>(#name, __schema, __handler) #(#builders)*;
         match __output {
-            ::std::option::Option::Some((__out, __is_object)) => ::mcp::__private::with_output(__def, __out, __is_object),
+            ::std::option::Option::Some((__out, __is_object)) => #RT::__private::with_output(__def, __out, __is_object),
             ::std::option::Option::None => __def,
         }
     })

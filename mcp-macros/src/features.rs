@@ -13,6 +13,7 @@ use crate::ast::{context_state, state_param, strip_arg_attrs};
 use crate::attrs::{parse_arg_attrs, ArgAttrs, TEXT_ARG_KEYS};
 use crate::ctxt::Ctxt;
 use crate::docs::{doc_description, doc_text, Doc};
+use crate::runtime::RT;
 use crate::spelling::{generic_args, last_segment};
 use crate::suggest::unknown_key;
 
@@ -52,13 +53,14 @@ fn icons_and_meta(keys: &Keys) -> Vec<TokenStream> {
     let mut out = Vec::new();
     if !keys.icons.is_empty() {
         let icons = &keys.icons;
-        out.push(quote!(.icons(::std::vec![#(::mcp::types::Icon {
+        let rt = RT;
+        out.push(quote!(.icons(::std::vec![#(#rt::types::Icon {
             src: ::std::string::String::from(#icons),
             ..::std::default::Default::default()
         }),*])));
     }
     if let Some(meta) = &keys.meta {
-        out.push(quote!(.meta(::mcp::__private::json_object(#meta))));
+        out.push(quote!(.meta(#RT::__private::json_object(#meta))));
     }
     out
 }
@@ -79,7 +81,13 @@ fn parse_keys(
             .unwrap_or_default();
         input.parse::<Token![=]>()?;
         let value: syn::Expr = input.parse()?;
-        if !known.contains(&key.as_str()) {
+        if key == "crate" {
+            // Free functions have it taken out before this parser runs: this is a method.
+            cx.error(
+                &path,
+                "in a #[tools] impl block, `crate = \"..\"` goes on #[tools], for every method at once",
+            );
+        } else if !known.contains(&key.as_str()) {
             cx.error(&path, unknown_key(what, &key, known));
         } else if key != "icon" && !seen.insert(key.clone()) {
             cx.error(&path, format!("`{key}` is given twice in #[{what}(...)]"));
@@ -404,7 +412,7 @@ fn call_args(sig: &syn::Signature, params: &[Param]) -> Vec<TokenStream> {
     for input in &sig.inputs {
         if let FnArg::Typed(pt) = input {
             if state_param(&pt.ty).is_some() {
-                out.push(quote!(::mcp::server::State::of(&__ctx)));
+                out.push(quote!(#RT::server::State::of(&__ctx)));
             } else if context_state(&pt.ty).is_some() {
                 out.push(quote!(__ctx.clone()));
             } else if let Some(p) = it.next() {
@@ -426,7 +434,7 @@ fn invoke(parsed: &Parsed, callee: &Callee<'_>, args: &[TokenStream]) -> TokenSt
     if parsed.sig.asyncness.is_some() {
         quote!(#path(#(#args),*).await)
     } else {
-        quote!(::mcp::__private::run_blocking_plain(move || #path(#(#args),*)).await?)
+        quote!(#RT::__private::run_blocking_plain(move || #path(#(#args),*)).await?)
     }
 }
 
@@ -476,7 +484,7 @@ fn self_completer(f: &syn::Expr, callee: &Callee<'_>, state: &TokenStream) -> Op
     }
     let found = methods.iter().find(|m| m.name == name.ident)?;
     let ident = &found.name;
-    let request = quote!(::mcp::server::CompletionRequest<#state>);
+    let request = quote!(#RT::server::CompletionRequest<#state>);
     // Errors about the method's signature point at `Self::f`.
     let method = quote_spanned!(f.span()=> <#ty>::#ident);
     let call = match (found.is_async, found.takes_text) {
@@ -638,7 +646,8 @@ pub(crate) fn resource_def(
             let takes = params.iter().map(|p| {
                 let (ident, ty, inner, wire) = (&p.ident, &p.ty, &p.inner, &p.wire);
                 let f = if p.optional { quote!(uri_var_opt) } else { quote!(uri_var) };
-                quote_spanned!(inner.span()=> let #ident: #ty = ::mcp::__private::#f::<#inner>(&mut __vars, #wire)?;)
+                let rt = crate::runtime::at(inner.span());
+                quote_spanned!(inner.span()=> let #ident: #ty = #rt::__private::#f::<#inner>(&mut __vars, #wire)?;)
             });
             let args = call_args(&parsed.sig, params);
             let call = invoke(parsed, callee, &args);
@@ -657,10 +666,11 @@ pub(crate) fn resource_def(
             builders.extend(scopes(&resource.keys));
             builders.extend(completers(params, callee, state));
             let ret_span = return_span(&parsed.sig);
-            let convert = quote_spanned!(ret_span=> ::mcp::server::IntoReadResult::into_read_result(__ret, &__uri, #mime_tokens));
+            let rt = crate::runtime::at(ret_span);
+            let convert = quote_spanned!(ret_span=> #rt::server::IntoReadResult::into_read_result(__ret, &__uri, #mime_tokens));
             quote!({
-                let __handler: ::mcp::server::ResourceHandler<#state> = { #capture ::std::sync::Arc::new(
-                    move |__ctx: ::mcp::lowlevel::RequestContext<#state>, __uri: ::std::string::String, mut __vars: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
+                let __handler: #RT::server::ResourceHandler<#state> = { #capture ::std::sync::Arc::new(
+                    move |__ctx: #RT::lowlevel::RequestContext<#state>, __uri: ::std::string::String, mut __vars: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
                         #capture
                         ::std::boxed::Box::pin(async move {
                             #(#takes)*
@@ -670,7 +680,7 @@ pub(crate) fn resource_def(
                         })
                     },
                 ) };
-                ::mcp::__private::resource_def::<#state>(#uri, #name, __handler) #(#builders)*
+                #RT::__private::resource_def::<#state>(#uri, #name, __handler) #(#builders)*
             })
         }
         _ => quote!(::std::unreachable!("this resource did not compile")),
@@ -694,8 +704,8 @@ fn registration(
         #errors
         #out
         #[diagnostic::do_not_recommend]
-        impl #impl_generics ::mcp::server::#trait_name<#state> for #handle {
-            fn #method(self) -> ::mcp::server::#def<#state> {
+        impl #impl_generics #RT::server::#trait_name<#state> for #handle {
+            fn #method(self) -> #RT::server::#def<#state> {
                 #body
             }
         }
@@ -782,11 +792,12 @@ pub(crate) fn prompt_def(
         }
         builders.extend(completers(params, callee, state));
         let ret_span = return_span(&parsed.sig);
+        let rt = crate::runtime::at(ret_span);
         let convert =
-            quote_spanned!(ret_span=> ::mcp::server::IntoPromptResult::into_prompt_result(__ret));
+            quote_spanned!(ret_span=> #rt::server::IntoPromptResult::into_prompt_result(__ret));
         quote!({
-            let __handler: ::mcp::server::PromptHandler<#state> = { #capture ::std::sync::Arc::new(
-                move |__ctx: ::mcp::lowlevel::RequestContext<#state>, mut __args: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
+            let __handler: #RT::server::PromptHandler<#state> = { #capture ::std::sync::Arc::new(
+                move |__ctx: #RT::lowlevel::RequestContext<#state>, mut __args: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>| {
                     #capture
                     ::std::boxed::Box::pin(async move {
                         #(#takes)*
@@ -796,7 +807,7 @@ pub(crate) fn prompt_def(
                     })
                 },
             ) };
-            ::mcp::server::PromptDef::<#state>::with_handler(#name, __handler) #(#builders)*
+            #RT::server::PromptDef::<#state>::with_handler(#name, __handler) #(#builders)*
         })
     }
 }

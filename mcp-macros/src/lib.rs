@@ -1,7 +1,11 @@
-//! Procedural macros of the `mcp` SDK: `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`.
+//! Procedural macros of the `modelctx` SDK: `#[tool]`, `#[tools]`, `#[resource]` and
+//! `#[prompt]`. Depend on the `modelctx` crate, which re-exports them; this crate is not meant
+//! to be used alone.
 //!
-//! The generated code calls generic functions of the runtime through `::mcp::...` paths, so a
-//! program depends on the `mcp` crate only. Every mistake is reported at its own span, and the
+//! The generated code calls generic functions of the runtime through paths of the `modelctx`
+//! crate: `::modelctx` by default, the key under which the user's `Cargo.toml` renames the
+//! package (`rt = { package = "modelctx", .. }` gives `::rt`), or the path given with
+//! `crate = "path"` on the attribute. Every mistake is reported at its own span, and the
 //! item is still emitted (with a placeholder registration) so one mistake gives one error.
 #![warn(missing_docs)]
 
@@ -15,6 +19,7 @@ mod features;
 mod handle;
 mod pattern;
 mod placement;
+mod runtime;
 mod spelling;
 mod suggest;
 
@@ -28,6 +33,7 @@ use crate::attrs::parse_tool_attrs;
 use crate::ctxt::Ctxt;
 use crate::expand::{state_generics, state_type, tool_def, Target};
 use crate::handle::{handle_path, handle_struct};
+use crate::runtime::{Scope, RT};
 
 /// Turns a function into a tool: its name, doc comment and parameters become the tool's name,
 /// description and JSON Schema; every call is validated against that schema before the body
@@ -39,7 +45,12 @@ use crate::handle::{handle_path, handle_struct};
 /// (once per icon), `meta = r#"{..}"#` (the tool's `_meta`, a JSON object),
 /// `scopes = [".."]` (what a caller's token needs behind a resource server) and
 /// `task = "forbidden" | "optional" | "required"` (whether a 2026 call runs as a task of the
-/// tasks extension; default `"forbidden"`; see `mcp::server::TaskSupport`).
+/// tasks extension; default `"forbidden"`; see `modelctx::server::TaskSupport`).
+///
+/// `crate = "path"` (on `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`) says where the
+/// `modelctx` crate is, for code that reaches it through a re-export (`crate = "my_sdk::rt"`).
+/// Without it the generated code uses the name your `Cargo.toml` gives the `modelctx` package
+/// (`rt = { package = "modelctx", .. }` gives `::rt`), else `::modelctx`.
 ///
 /// Keys of `#[arg(..)]` on a parameter: `description = ".."` (default: the parameter's doc
 /// comment), `rename = ".."` (the argument's name on the wire), `default = expr` (used when the
@@ -48,10 +59,10 @@ use crate::handle::{handle_path, handle_struct};
 /// `pattern = "regex"` (text).
 ///
 /// ```
-/// use mcp::prelude::*;
+/// use modelctx::prelude::*;
 ///
 /// /// Search the catalog by title or author.
-/// #[mcp::tool(
+/// #[modelctx::tool(
 ///     name = "search",
 ///     title = "Search books",
 ///     read_only,
@@ -99,7 +110,7 @@ use crate::handle::{handle_path, handle_struct};
 /// `#[tool]` on a method (`&self`) needs `#[tools]` on its impl block.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_free_tool(args.into(), input.into()).into()
+    with_runtime(args.into(), |args| expand_free_tool(args, input.into())).into()
 }
 
 /// Turns a function into a resource (`#[resource("books://{id}")]`): a fixed URI is listed in
@@ -116,10 +127,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `#[arg(description = "..")]` and `#[arg(complete = f)]` (see `#[prompt]`).
 ///
 /// ```
-/// use mcp::prelude::*;
+/// use modelctx::prelude::*;
 ///
 /// /// The shop's logo.
-/// #[mcp::resource(
+/// #[modelctx::resource(
 ///     "shop://logo",
 ///     name = "logo",
 ///     title = "Logo",
@@ -133,7 +144,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// }
 ///
 /// /// One book, by author and title.
-/// #[mcp::resource("books://{author}/{title}", mime_type = "text/plain")]
+/// #[modelctx::resource("books://{author}/{title}", mime_type = "text/plain")]
 /// async fn book(
 ///     #[arg(complete = authors)] author: String,
 ///     title: String,
@@ -149,7 +160,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
-    features::expand_resource(args.into(), input.into()).into()
+    with_runtime(args.into(), |args| {
+        features::expand_resource(args, input.into())
+    })
+    .into()
 }
 
 /// Turns a function into a prompt: its text parameters (`String`, or `Option<String>` for an
@@ -170,7 +184,7 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// parameter). At most 100 values are sent.
 ///
 /// ```
-/// use mcp::prelude::*;
+/// use modelctx::prelude::*;
 ///
 /// struct Shop { titles: Vec<(String, String)> }   // (author, title)
 ///
@@ -188,7 +202,7 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// }
 ///
 /// /// Ask for a review of one book.
-/// #[mcp::prompt(
+/// #[modelctx::prompt(
 ///     name = "review",
 ///     title = "Review a book",
 ///     icon = "https://example.com/review.png",
@@ -211,7 +225,10 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
-    features::expand_prompt(args.into(), input.into()).into()
+    with_runtime(args.into(), |args| {
+        features::expand_prompt(args, input.into())
+    })
+    .into()
 }
 
 /// Marks an impl block whose `#[tool]`, `#[resource]` and `#[prompt]` methods share one value
@@ -230,10 +247,10 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// struct Shop { books: Mutex<Vec<String>> }
 ///
-/// #[mcp::tools]
+/// #[modelctx::tools]
 /// impl Shop {
 ///     /// Adds a book.
-///     #[mcp::tool]
+///     #[modelctx::tool]
 ///     async fn add(&self, title: String) -> usize {
 ///         let mut books = self.books.lock().unwrap();
 ///         books.push(title);
@@ -241,13 +258,13 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     }
 ///
 ///     /// One book by position.
-///     #[mcp::resource("shop://books/{index}")]
+///     #[modelctx::resource("shop://books/{index}")]
 ///     async fn book(&self, #[arg(complete = Self::positions)] index: usize) -> Option<String> {
 ///         self.books.lock().unwrap().get(index).cloned()
 ///     }
 ///
 ///     /// Asks for a review.
-///     #[mcp::prompt]
+///     #[modelctx::prompt]
 ///     async fn review(&self, title: String) -> String {
 ///         format!("Review {title}.")
 ///     }
@@ -258,11 +275,25 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     }
 /// }
 ///
-/// let server = mcp::server::McpServer::new("shop").tools(Shop { books: Mutex::new(Vec::new()) });
+/// let server = modelctx::server::McpServer::new("shop").tools(Shop { books: Mutex::new(Vec::new()) });
 /// ```
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_tools_impl(args.into(), input.into()).into()
+    with_runtime(args.into(), |args| expand_tools_impl(args, input.into())).into()
+}
+
+/// Runs one expansion with the runtime's path chosen from `crate = ".."` in `args` (taken out
+/// before `expand` sees them) or from the user's manifest; see [`runtime`].
+fn with_runtime(
+    args: TokenStream2,
+    expand: impl FnOnce(TokenStream2) -> TokenStream2,
+) -> TokenStream2 {
+    let (_scope, args, error) = Scope::enter(args);
+    let mut out = expand(args);
+    if let Some(error) = error {
+        out.extend(error.to_compile_error());
+    }
+    out
 }
 
 fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
@@ -316,8 +347,8 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         // A bare impl (not in `const _`): in an impl block, where #[tool] on an associated
         // function does not belong, it is dropped with the handle, so nothing else fails.
         #[diagnostic::do_not_recommend]
-        impl #impl_generics ::mcp::server::IntoTool<#state_ty> for #handle_path {
-            fn into_tool(self) -> ::mcp::server::ToolDef<#state_ty> {
+        impl #impl_generics #RT::server::IntoTool<#state_ty> for #handle_path {
+            fn into_tool(self) -> #RT::server::ToolDef<#state_ty> {
                 #body
             }
         }
@@ -353,7 +384,7 @@ fn state_key(ty: &TokenStream2) -> String {
     }
 }
 
-/// `#[name]` or a path ending in it (`#[mcp::name]`).
+/// `#[name]` or a path ending in it (`#[modelctx::name]`).
 fn attr_named(attr: &syn::Attribute, name: &str) -> bool {
     attr.path().segments.last().is_some_and(|s| s.ident == name)
 }
@@ -369,7 +400,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     if !args.is_empty() {
         cx.error(
             &args,
-            "#[tools] takes no arguments; configure each tool with #[tool(...)]",
+            "#[tools] takes no arguments but `crate = \"path\"`; configure each tool with #[tool(...)]",
         );
     }
     let mut item: syn::ItemImpl = match syn::parse2(input.clone()) {
@@ -525,7 +556,7 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
                 def
             }
         });
-        quote!(::mcp::server::Features::new(
+        quote!(#RT::server::Features::new(
             ::std::vec![#(#defs),*],
             ::std::vec![#(#resources),*],
             ::std::vec![#(#prompts),*],
@@ -537,9 +568,9 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         #item
 
         const _: () = {
-            impl #impl_generics ::mcp::server::ToolSet<#state_ty> for #self_ty {
+            impl #impl_generics #RT::server::ToolSet<#state_ty> for #self_ty {
                 #[allow(unused_variables)]
-                fn features(__this: ::std::sync::Arc<Self>) -> ::mcp::server::Features<#state_ty> {
+                fn features(__this: ::std::sync::Arc<Self>) -> #RT::server::Features<#state_ty> {
                     #body
                 }
             }

@@ -32,9 +32,23 @@ thread_local! {
 
 impl ToTokens for Runtime {
     fn to_tokens(&self, tokens: &mut TokenStream) {
-        let path = CURRENT.with(|c| c.borrow().clone()).unwrap_or_else(default_path);
+        let path = CURRENT
+            .with(|c| c.borrow().clone())
+            .unwrap_or_else(default_path);
         tokens.extend(path);
     }
+}
+
+/// The runtime's path with every token at `span`, for `quote_spanned!` code whose errors
+/// must point at the user's token rather than at the attribute.
+pub(crate) fn at(span: proc_macro2::Span) -> TokenStream {
+    RT.to_token_stream()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
 }
 
 /// While alive, [`RT`] prints the path chosen for one macro call; dropped at the end of the
@@ -98,8 +112,7 @@ fn take_crate_key(args: TokenStream) -> (TokenStream, Option<syn::LitStr>) {
                 i += 3;
                 if matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
                     i += 1;
-                } else if matches!(rest.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',')
-                {
+                } else if matches!(rest.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
                     rest.pop();
                 }
             }
@@ -142,7 +155,10 @@ fn renamed_key(manifest: &str) -> Option<String> {
             let header = header.trim_start_matches('[').trim_end_matches(']').trim();
             let parts: Vec<&str> = header.split('.').map(str::trim).collect();
             let is_list = |s: &str| {
-                matches!(s, "dependencies" | "dev-dependencies" | "build-dependencies")
+                matches!(
+                    s,
+                    "dependencies" | "dev-dependencies" | "build-dependencies"
+                )
             };
             table = match parts.as_slice() {
                 [.., last] if is_list(last) => Table::List,
@@ -172,9 +188,8 @@ fn names_package(value: &str) -> bool {
         return false;
     };
     inner.trim_end_matches('}').split(',').any(|pair| {
-        pair.split_once('=').is_some_and(|(k, v)| {
-            unquote(k.trim()) == "package" && unquote(v.trim()) == PACKAGE
-        })
+        pair.split_once('=')
+            .is_some_and(|(k, v)| unquote(k.trim()) == "package" && unquote(v.trim()) == PACKAGE)
     })
 }
 
@@ -203,7 +218,8 @@ mod tests {
 
     #[test]
     fn a_table_rename_gives_its_key() {
-        let manifest = "[target.'cfg(unix)'.dependencies.rt]\nversion = \"0.1\"\npackage = \"modelctx\"\n";
+        let manifest =
+            "[target.'cfg(unix)'.dependencies.rt]\nversion = \"0.1\"\npackage = \"modelctx\"\n";
         assert_eq!(renamed_key(manifest).as_deref(), Some("rt"));
         let manifest = "[dev-dependencies]\nsdk = { path = \"..\", package = 'modelctx' }\n";
         assert_eq!(renamed_key(manifest).as_deref(), Some("sdk"));

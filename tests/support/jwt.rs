@@ -3,7 +3,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp::base64::encode_url;
+use modelctx::base64::encode_url;
 use ring::rand::SystemRandom;
 use ring::signature::{
     EcdsaKeyPair, KeyPair, RsaKeyPair, RsaPublicKeyComponents, ECDSA_P256_SHA256_FIXED_SIGNING,

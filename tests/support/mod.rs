@@ -6,7 +6,7 @@ pub mod raw_http;
 pub mod redis;
 pub mod sse;
 
-use mcp::transport::RawConnection;
+use modelctx::transport::RawConnection;
 use serde_json::{json, Value};
 
 /// The compiled example `name` (built on demand when a test runs alone).

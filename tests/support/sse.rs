@@ -122,12 +122,12 @@ impl SseStream {
 }
 
 /// Serves `server` over HTTP on a free loopback port; returns the port and a stop switch.
-pub async fn serve(server: mcp::server::McpServer) -> (u16, tokio::sync::oneshot::Sender<()>) {
+pub async fn serve(server: modelctx::server::McpServer) -> (u16, tokio::sync::oneshot::Sender<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        let config = mcp::transport::HttpConfig::default();
+        let config = modelctx::transport::HttpConfig::default();
         let _ = server
             .serve_http_on(listener, config, async move {
                 let _ = stopped.await;

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use mcp::input::Elicited;
-use mcp::prelude::*;
-use mcp::server::{IntoTool, ToolError};
+use modelctx::input::Elicited;
+use modelctx::prelude::*;
+use modelctx::server::{IntoTool, ToolError};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Name {
@@ -28,7 +28,7 @@ pub async fn broken() -> Result<String, ToolError> {
 
 /// Fails at the protocol level (after 30 ms, so a client sees it working first).
 #[tool(task = "optional")]
-pub async fn crashing() -> mcp::Result<String> {
+pub async fn crashing() -> modelctx::Result<String> {
     tokio::time::sleep(Duration::from_millis(30)).await;
     Err(McpError::invalid_params("bad job"))
 }
@@ -41,7 +41,7 @@ pub async fn quick() -> String {
 
 /// Parks for a name, then greets.
 #[tool(task = "optional")]
-pub async fn greet_asked(ctx: RequestContext) -> mcp::Result<String> {
+pub async fn greet_asked(ctx: RequestContext) -> modelctx::Result<String> {
     let name = match ctx.elicit::<Name>("who", "Your name?").await? {
         Elicited::Accepted(form) => form.name,
         _ => "nobody".into(),
@@ -51,7 +51,7 @@ pub async fn greet_asked(ctx: RequestContext) -> mcp::Result<String> {
 
 /// Asks two names at once.
 #[tool(task = "optional")]
-pub async fn two_names(ctx: RequestContext) -> mcp::Result<String> {
+pub async fn two_names(ctx: RequestContext) -> modelctx::Result<String> {
     let answers = ctx
         .ask(
             Questions::new()
@@ -59,7 +59,7 @@ pub async fn two_names(ctx: RequestContext) -> mcp::Result<String> {
                 .elicit::<Name>("second", "Second name?"),
         )
         .await?;
-    let name = |key: &str| -> mcp::Result<String> {
+    let name = |key: &str| -> modelctx::Result<String> {
         Ok(answers
             .elicited::<Name>(key)?
             .accepted()
@@ -70,7 +70,7 @@ pub async fn two_names(ctx: RequestContext) -> mcp::Result<String> {
 
 /// Asks a name in the request, then works in a task.
 #[tool(task = "optional")]
-pub async fn ask_then_work(ctx: RequestContext) -> mcp::Result<String> {
+pub async fn ask_then_work(ctx: RequestContext) -> modelctx::Result<String> {
     let name = match ctx.elicit::<Name>("who", "Who?").await? {
         Elicited::Accepted(form) => form.name,
         _ => "nobody".into(),

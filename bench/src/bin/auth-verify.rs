@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mcp::auth::{JwtVerifier, TokenVerifier};
-use mcp::base64::encode_url;
+use modelctx::auth::{JwtVerifier, TokenVerifier};
+use modelctx::base64::encode_url;
 use ring::rand::SystemRandom;
 use ring::signature::{
     EcdsaKeyPair, KeyPair, RsaKeyPair, RsaPublicKeyComponents, ECDSA_P256_SHA256_FIXED_SIGNING,

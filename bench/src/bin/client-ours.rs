@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use mcp::client::Client;
-use mcp::transport::{ChildProcess, Stderr};
+use modelctx::client::Client;
+use modelctx::transport::{ChildProcess, Stderr};
 use mcp_bench::client_load::{measure, sum_of};
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! The one-tool server with this SDK, over Streamable HTTP on 127.0.0.1 (port from argv, 0 =
 //! any); prints its URL.
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// Add two numbers.
 #[tool]
@@ -10,7 +10,7 @@ async fn add(a: i64, b: i64) -> String {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     let port: u16 = std::env::args()
         .nth(1)
         .and_then(|p| p.parse().ok())
@@ -18,7 +18,7 @@ async fn main() -> mcp::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("http://{}/mcp", listener.local_addr()?);
     let server = McpServer::new("adder").tool(AddTool);
-    let config = mcp::transport::HttpConfig::default();
+    let config = modelctx::transport::HttpConfig::default();
     server
         .serve_http_on(listener, config, std::future::pending())
         .await

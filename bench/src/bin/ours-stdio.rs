@@ -1,6 +1,6 @@
 //! The one-tool server with this SDK, over stdio (as `examples/one_tool.rs`, returning text).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// Add two numbers.
 #[tool]
@@ -9,6 +9,6 @@ async fn add(a: i64, b: i64) -> String {
 }
 
 #[tokio::main]
-async fn main() -> mcp::Result<()> {
+async fn main() -> modelctx::Result<()> {
     McpServer::new("adder").tool(AddTool).serve_stdio().await
 }

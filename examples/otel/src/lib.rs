@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracer;
@@ -32,7 +32,7 @@ where
 pub async fn adopt_remote_parent<S: Send + Sync + 'static>(
     msg: Incoming<S>,
     next: Next<S>,
-) -> mcp::Result<serde_json::Value> {
+) -> modelctx::Result<serde_json::Value> {
     set_remote_parent(&msg);
     next.run(msg).await
 }

@@ -13,7 +13,7 @@
 //! `cd examples/otel && cargo run`; an MCP client at http://127.0.0.1:8000/mcp produces
 //! traces (service `mcp-otel-example`).
 
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;

@@ -11,8 +11,8 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use mcp::prelude::*;
-use mcp::transport::RawConnection;
+use modelctx::prelude::*;
+use modelctx::transport::RawConnection;
 use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{json, Value};
@@ -132,7 +132,7 @@ async fn add(a: i64, b: i64) -> i64 {
 
 /// Refuses its call with a JSON-RPC error.
 #[tool]
-async fn refuses() -> mcp::Result<String> {
+async fn refuses() -> modelctx::Result<String> {
     Err(McpError::invalid_params("refused on purpose"))
 }
 

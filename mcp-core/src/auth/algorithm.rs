@@ -56,7 +56,7 @@ impl JwsAlgorithm {
     /// The algorithm called `name` (exact, case-sensitive as in JOSE), if supported.
     ///
     /// ```
-    /// use mcp_core::auth::JwsAlgorithm;
+    /// use modelctx_core::auth::JwsAlgorithm;
     ///
     /// assert_eq!(JwsAlgorithm::from_name("ES256"), Some(JwsAlgorithm::ES256));
     /// assert_eq!(JwsAlgorithm::from_name("HS256"), None);

@@ -6,7 +6,7 @@ use std::fmt;
 /// A `Bearer` challenge: what a 401 or 403 tells the client to do.
 ///
 /// ```
-/// use mcp_core::auth::BearerChallenge;
+/// use modelctx_core::auth::BearerChallenge;
 ///
 /// let header = BearerChallenge::default()
 ///     .resource_metadata("https://mcp.example.com/.well-known/oauth-protected-resource/mcp")

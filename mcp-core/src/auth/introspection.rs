@@ -72,9 +72,9 @@ impl fmt::Debug for Credentials {
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use mcp_core::auth::{Introspection, TokenVerifier};
+/// use modelctx_core::auth::{Introspection, TokenVerifier};
 ///
-/// # async fn demo(token: &str) -> Result<(), mcp_core::McpError> {
+/// # async fn demo(token: &str) -> Result<(), modelctx_core::McpError> {
 /// let verifier = Introspection::new(
 ///     "https://auth.example.com/oauth2/introspect",
 ///     "https://mcp.example.com/mcp",

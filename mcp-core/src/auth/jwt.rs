@@ -43,9 +43,9 @@ use crate::error::McpError;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use mcp_core::auth::{JwsAlgorithm, JwtVerifier, TokenVerifier, VerifyError};
+/// use modelctx_core::auth::{JwsAlgorithm, JwtVerifier, TokenVerifier, VerifyError};
 ///
-/// # async fn demo(token: &str) -> Result<(), mcp_core::McpError> {
+/// # async fn demo(token: &str) -> Result<(), modelctx_core::McpError> {
 /// let verifier = JwtVerifier::new(
 ///     "https://auth.example.com/",
 ///     "https://auth.example.com/.well-known/jwks.json",
@@ -66,7 +66,7 @@ use crate::error::McpError;
 /// With a fixed key set, nothing is fetched (tests, offline deployments):
 ///
 /// ```
-/// use mcp_core::auth::JwtVerifier;
+/// use modelctx_core::auth::JwtVerifier;
 ///
 /// let jwks = r#"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "k1", "alg": "ES256",
 ///     "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 /// `ctx.principal()`.
 ///
 /// ```
-/// use mcp_core::auth::Principal;
+/// use modelctx_core::auth::Principal;
 ///
 /// let who = Principal::new("alice")
 ///     .issuer("https://auth.example.com")

@@ -43,7 +43,7 @@ impl std::fmt::Debug for Refusal {
 /// API key is simpler as a header on the transport.
 ///
 /// ```
-/// use mcp_core::auth::{AuthFuture, AuthProvider, Refusal};
+/// use modelctx_core::auth::{AuthFuture, AuthProvider, Refusal};
 ///
 /// /// A token read from the environment; a refusal is final.
 /// struct EnvToken;

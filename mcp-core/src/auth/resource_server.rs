@@ -38,7 +38,7 @@ pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource
 /// resource URL (trailing `/` ignored); no scope required beyond the ones handlers declare.
 ///
 /// ```
-/// use mcp_core::auth::{Principal, ResourceServer, TokenVerifier, VerifyError, VerifyFuture};
+/// use modelctx_core::auth::{Principal, ResourceServer, TokenVerifier, VerifyError, VerifyFuture};
 ///
 /// struct Fixed;
 /// impl TokenVerifier for Fixed {
@@ -203,8 +203,8 @@ impl ResourceServer {
     /// scopes of each tool, prompt and resource.
     ///
     /// ```no_run
-    /// # use mcp_core::transport::axum;
-    /// # fn run(auth: mcp_core::auth::ResourceServer, mcp: axum::Router) {
+    /// # use modelctx_core::transport::axum;
+    /// # fn run(auth: modelctx_core::auth::ResourceServer, mcp: axum::Router) {
     /// let app: axum::Router = axum::Router::new()
     ///     .nest_service("/mcp", mcp)
     ///     .layer(auth.layer());

@@ -14,7 +14,7 @@ pub type VerifyFuture<'a> =
 /// server calls it on every request that carries a token.
 ///
 /// ```
-/// use mcp_core::auth::{Principal, TokenVerifier, VerifyError, VerifyFuture};
+/// use modelctx_core::auth::{Principal, TokenVerifier, VerifyError, VerifyFuture};
 ///
 /// /// Accepts one fixed token (a development shortcut, never for production).
 /// struct DevToken(String);

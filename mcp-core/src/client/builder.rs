@@ -120,8 +120,8 @@ impl ClientBuilder {
     /// capabilities were set by hand with one.
     ///
     /// ```
-    /// use mcp_core::client::Client;
-    /// use mcp_core::types::ElicitResult;
+    /// use modelctx_core::client::Client;
+    /// use modelctx_core::types::ElicitResult;
     /// use serde_json::json;
     ///
     /// let builder = Client::builder().on_elicit(|params| async move {
@@ -184,7 +184,7 @@ impl ClientBuilder {
     /// to a task. Several handlers for one method all run.
     ///
     /// ```
-    /// use mcp_core::client::Client;
+    /// use modelctx_core::client::Client;
     ///
     /// let builder = Client::builder()
     ///     .on_notification("notifications/tools/list_changed", |_| println!("tools changed"));

@@ -46,9 +46,9 @@ const CLOSE_WAIT: Duration = Duration::from_secs(30);
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use mcp_core::client::Client;
-/// use mcp_core::era::Era;
-/// use mcp_core::lowlevel::Server;
+/// use modelctx_core::client::Client;
+/// use modelctx_core::era::Era;
+/// use modelctx_core::lowlevel::Server;
 ///
 /// // A server of this process, reached in memory; `ChildProcess` and `HttpClientTransport`
 /// // reach others the same way.

@@ -4,8 +4,8 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use mcp_core::client::Client;
-//! use mcp_core::lowlevel::Server;
+//! use modelctx_core::client::Client;
+//! use modelctx_core::lowlevel::Server;
 //!
 //! let client = Client::connect(Server::new("empty")).await.unwrap();
 //! let discover = client.discover().await.unwrap();

@@ -13,7 +13,7 @@ pub(crate) type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_core::client::RequestOptions;
+/// use modelctx_core::client::RequestOptions;
 ///
 /// let options = RequestOptions::new()
 ///     .timeout(Some(Duration::from_secs(300)))
@@ -72,8 +72,8 @@ impl RequestOptions {
     /// your OpenTelemetry context (the SDK does not depend on OpenTelemetry).
     ///
     /// ```
-    /// use mcp_core::client::RequestOptions;
-    /// use mcp_core::trace::TraceContext;
+    /// use modelctx_core::client::RequestOptions;
+    /// use modelctx_core::trace::TraceContext;
     ///
     /// let tc = TraceContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
     ///     .expect("a valid traceparent");

@@ -31,9 +31,9 @@ const MIN_POLL_INTERVAL: Duration = Duration::from_millis(10);
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use mcp_core::client::{Client, ToolCallOutcome};
-/// use mcp_core::server::{McpServer, TaskSupport, ToolDef};
-/// use mcp_core::types::CallToolResult;
+/// use modelctx_core::client::{Client, ToolCallOutcome};
+/// use modelctx_core::server::{McpServer, TaskSupport, ToolDef};
+/// use modelctx_core::types::CallToolResult;
 /// use serde_json::json;
 ///
 /// let render = ToolDef::<()>::from_schema("render", json!({"type": "object"}), |_, _| async {

@@ -96,8 +96,8 @@ impl Client {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// use mcp_core::client::{Client, RequestOptions};
-    /// use mcp_core::lowlevel::Server;
+    /// use modelctx_core::client::{Client, RequestOptions};
+    /// use modelctx_core::lowlevel::Server;
     /// use serde_json::json;
     ///
     /// let client = Client::connect(Server::new("empty")).await.unwrap();

@@ -8,7 +8,7 @@ use crate::error::McpError;
 /// The default bus: a broadcast channel inside this process.
 ///
 /// ```
-/// use mcp_core::events::{Event, EventBus, MemoryBus};
+/// use modelctx_core::events::{Event, EventBus, MemoryBus};
 ///
 /// let bus = MemoryBus::new();
 /// let mut rx = bus.subscribe();

@@ -37,9 +37,9 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// not declare `elicitation.url`.
     ///
     /// ```no_run
-    /// # use mcp_core::lowlevel::RequestContext;
-    /// # use mcp_core::input::Elicited;
-    /// async fn connect(ctx: RequestContext, user: String) -> mcp_core::Result<String> {
+    /// # use modelctx_core::lowlevel::RequestContext;
+    /// # use modelctx_core::input::Elicited;
+    /// async fn connect(ctx: RequestContext, user: String) -> modelctx_core::Result<String> {
     ///     let id = format!("connect-{user}");
     ///     let url = format!("https://example.com/connect?session={id}");
     ///     match ctx.elicit_url(&id, "Connect your account", &url).await? {

@@ -42,7 +42,7 @@ impl<T: DeserializeOwned + JsonSchema> ElicitForm for T {}
 ///     newsletter: bool,
 /// }
 ///
-/// let schema = mcp_core::input::form_schema::<Signup>().unwrap();
+/// let schema = modelctx_core::input::form_schema::<Signup>().unwrap();
 /// assert_eq!(serde_json::Value::Object(schema), json!({
 ///     "type": "object",
 ///     "properties": {

@@ -3,8 +3,8 @@
 //! A handler asks through its [`RequestContext`](crate::lowlevel::RequestContext):
 //!
 //! ```no_run
-//! use mcp_core::lowlevel::RequestContext;
-//! use mcp_core::input::Elicited;
+//! use modelctx_core::lowlevel::RequestContext;
+//! use modelctx_core::input::Elicited;
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! struct Signup {
@@ -13,7 +13,7 @@
 //!     newsletter: bool,
 //! }
 //!
-//! async fn signup(ctx: RequestContext) -> mcp_core::Result<String> {
+//! async fn signup(ctx: RequestContext) -> modelctx_core::Result<String> {
 //!     match ctx.elicit::<Signup>("signup", "Who are you?").await? {
 //!         Elicited::Accepted(form) => Ok(format!("Welcome, {}!", form.name)),
 //!         _ => Ok("Maybe next time.".into()),

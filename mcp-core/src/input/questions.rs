@@ -66,8 +66,8 @@ impl Question {
 /// one; 2025: sent one after another). Keys are yours; answers come back under them.
 ///
 /// ```
-/// use mcp_core::input::Questions;
-/// use mcp_core::types::CreateMessageRequestParams;
+/// use modelctx_core::input::Questions;
+/// use modelctx_core::types::CreateMessageRequestParams;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Name { name: String }

@@ -72,7 +72,7 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// The future is `'static`: it can be moved into a task the handler spawns.
     ///
     /// ```no_run
-    /// # use mcp_core::lowlevel::RequestContext;
+    /// # use modelctx_core::lowlevel::RequestContext;
     /// async fn index(ctx: RequestContext) -> String {
     ///     tokio::select! {
     ///         _ = ctx.cancelled() => {

@@ -86,10 +86,10 @@ impl<S> CallInfo<S> {
 /// server's lifespan state, and a way to send notifications on this request's stream.
 ///
 /// ```no_run
-/// # use mcp_core::lowlevel::RequestContext;
-/// # use mcp_core::types::*;
+/// # use modelctx_core::lowlevel::RequestContext;
+/// # use modelctx_core::types::*;
 /// async fn call_tool(ctx: RequestContext<()>, params: CallToolRequestParams)
-///     -> mcp_core::Result<CallToolResult>
+///     -> modelctx_core::Result<CallToolResult>
 /// {
 ///     ctx.progress(1).total(2).message("halfway").await;
 ///     ctx.log(LoggingLevel::Info, "still working").await?;

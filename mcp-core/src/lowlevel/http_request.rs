@@ -15,7 +15,7 @@ mod parts {
     /// session's requests (each POST its own) and by a 2026 stateless request.
     ///
     /// ```no_run
-    /// # use mcp_core::lowlevel::RequestContext;
+    /// # use modelctx_core::lowlevel::RequestContext;
     /// fn tenant(ctx: &RequestContext) -> Option<&str> {
     ///     ctx.http()?.headers().get("x-tenant")?.to_str().ok()
     /// }

@@ -121,7 +121,7 @@ impl<S: Send + Sync + 'static> Next<S> {
 /// implement it.
 ///
 /// ```
-/// use mcp_core::lowlevel::Server;
+/// use modelctx_core::lowlevel::Server;
 ///
 /// let mut server = Server::new("audited");
 /// server.middleware(|msg, next| async move {

@@ -47,7 +47,7 @@ impl Params {
     /// short reason.
     ///
     /// ```
-    /// use mcp_core::lowlevel::Params;
+    /// use modelctx_core::lowlevel::Params;
     /// #[derive(Debug, serde::Deserialize)]
     /// struct P { full: bool }
     ///

@@ -11,7 +11,7 @@ use crate::types::ProgressNotificationParams;
 /// the wire as JSON integers (`3`, not `3.0`).
 ///
 /// ```
-/// use mcp_core::lowlevel::ProgressValue;
+/// use modelctx_core::lowlevel::ProgressValue;
 /// assert_eq!(ProgressValue::from(3usize).get(), 3.0);
 /// assert_eq!(ProgressValue::from(0.5f32).get(), 0.5);
 /// ```
@@ -130,7 +130,7 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// no result to handle: see [`Progress`] for what is dropped and why.
     ///
     /// ```no_run
-    /// # use mcp_core::lowlevel::RequestContext;
+    /// # use modelctx_core::lowlevel::RequestContext;
     /// async fn index(ctx: RequestContext, files: Vec<String>) {
     ///     for (done, file) in files.iter().enumerate() {
     ///         ctx.progress(done + 1).total(files.len()).message(format!("indexing {file}")).await;

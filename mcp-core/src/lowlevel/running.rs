@@ -95,8 +95,8 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// use mcp_core::lowlevel::RunningServer;
-    /// use mcp_core::lowlevel::Server;
+    /// use modelctx_core::lowlevel::RunningServer;
+    /// use modelctx_core::lowlevel::Server;
     ///
     /// let server = RunningServer::start(Server::new("x")).await.unwrap();
     /// let line = server.handle_message(br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#).await;

@@ -83,18 +83,18 @@ impl Default for ServerOptions {
 /// `S` is the state the lifespan produces (`()` without one).
 ///
 /// ```
-/// use mcp_core::lowlevel::{RequestContext, Server};
-/// use mcp_core::types::*;
+/// use modelctx_core::lowlevel::{RequestContext, Server};
+/// use modelctx_core::types::*;
 /// use serde_json::json;
 ///
-/// async fn list_tools(_: RequestContext, _: PaginatedRequestParams) -> mcp_core::Result<ListToolsResult> {
+/// async fn list_tools(_: RequestContext, _: PaginatedRequestParams) -> modelctx_core::Result<ListToolsResult> {
 ///     Ok(ListToolsResult {
 ///         tools: vec![Tool::new("echo", "Echo the text back.", json!({"type": "object"}))],
 ///         ..Default::default()
 ///     })
 /// }
 ///
-/// async fn call_tool(_: RequestContext, p: CallToolRequestParams) -> mcp_core::Result<CallToolResult> {
+/// async fn call_tool(_: RequestContext, p: CallToolRequestParams) -> modelctx_core::Result<CallToolResult> {
 ///     Ok(CallToolResult::text(format!("{:?}", p.arguments)))
 /// }
 ///
@@ -160,7 +160,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// once when serving stops.
     ///
     /// ```
-    /// use mcp_core::lowlevel::Server;
+    /// use modelctx_core::lowlevel::Server;
     /// struct Catalog { books: Vec<String> }
     ///
     /// let server = Server::with_lifespan("Bookshop", || async {
@@ -181,7 +181,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// [`with_lifespan`](Self::with_lifespan) for state built when serving starts).
     ///
     /// ```
-    /// use mcp_core::lowlevel::Server;
+    /// use modelctx_core::lowlevel::Server;
     /// struct Catalog { books: Vec<String> }
     ///
     /// let server = Server::with_state("Bookshop", Catalog { books: vec!["Dune".into()] });
@@ -259,8 +259,8 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// request, together with earlier rounds' answers. See [`request_state`](crate::request_state).
     ///
     /// ```
-    /// use mcp_core::lowlevel::Server;
-    /// use mcp_core::request_state::KeyRing;
+    /// use modelctx_core::lowlevel::Server;
+    /// use modelctx_core::request_state::KeyRing;
     ///
     /// let mut server = Server::new("forms");
     /// server.seal_request_state(KeyRing::random());
@@ -453,7 +453,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// a resource server (stdio, in memory, an open endpoint) nothing is checked.
     ///
     /// ```
-    /// let mut server = mcp_core::lowlevel::Server::new("shop");
+    /// let mut server = modelctx_core::lowlevel::Server::new("shop");
     /// server
     ///     .require_scopes("tools/list", None, ["books:read"])
     ///     .require_scopes("tools/call", Some("add_book"), ["books:write"]);

@@ -33,8 +33,8 @@ use crate::trace::TraceContext;
 use crate::types::Meta;
 
 /// The `tracing` target of the spans (stable, whatever the module layout): filter with
-/// `mcp_core::span=info`.
-pub(crate) const SPAN_TARGET: &str = "mcp_core::span";
+/// `modelctx_core::span=info`.
+pub(crate) const SPAN_TARGET: &str = "modelctx_core::span";
 
 macro_rules! mcp_span {
     ($name:literal) => {

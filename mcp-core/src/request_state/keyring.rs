@@ -23,7 +23,7 @@ const TAG_LEN: usize = 16;
 /// Keys are 32 random bytes, written as base64 (standard or URL-safe, padding optional).
 ///
 /// ```
-/// use mcp_core::request_state::KeyRing;
+/// use modelctx_core::request_state::KeyRing;
 ///
 /// let ring = KeyRing::random();
 /// assert_eq!(ring.len(), 1);

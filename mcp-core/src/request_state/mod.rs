@@ -20,7 +20,7 @@
 //! reason goes to the log (`tracing`, warn level).
 //!
 //! ```
-//! use mcp_core::request_state::KeyRing;
+//! use modelctx_core::request_state::KeyRing;
 //!
 //! // One key per deployment, shared by every replica; rotate by putting the new key first
 //! // and keeping the old one until the TTL has passed.

@@ -1,5 +1,5 @@
 //! [`ArgDecoder`]: how the code `#[tool]` generates declares one argument in the schema and
-//! takes it out of a call's arguments (reached by generated code through `mcp::__private`).
+//! takes it out of a call's arguments (reached by generated code through `modelctx::__private`).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -10,8 +10,8 @@
 //! #[serde(transparent)]
 //! struct Isbn(String);
 //!
-//! impl mcp_core::server::checks::TextArgument for Isbn {}        // `pattern`
-//! impl mcp_core::server::checks::TextOrListArgument for Isbn {}  // `length`
+//! impl modelctx_core::server::checks::TextArgument for Isbn {}        // `pattern`
+//! impl modelctx_core::server::checks::TextOrListArgument for Isbn {}  // `length`
 //! ```
 
 use serde::de::DeserializeOwned;
@@ -63,7 +63,7 @@ impl<S> ToolArgument for RequestContext<S> {
 #[diagnostic::on_unimplemented(
     message = "`range` applies to numbers; `{Self}` is not a number",
     label = "`range` needs an integer or float parameter",
-    note = "to limit the length of text or a list, write `length(..)` instead; for a number type of your own, `impl mcp::server::checks::NumberArgument for MyType {{}}`"
+    note = "to limit the length of text or a list, write `length(..)` instead; for a number type of your own, `impl modelctx::server::checks::NumberArgument for MyType {{}}`"
 )]
 pub trait NumberArgument {
     /// Used by the generated check.
@@ -85,7 +85,7 @@ pub trait FloatArgument {
 #[diagnostic::on_unimplemented(
     message = "`length` applies to text and lists; `{Self}` is neither",
     label = "`length` needs a String or a list parameter",
-    note = "to bound a number, write `range(..)` instead; for a text or list type of your own, `impl mcp::server::checks::TextOrListArgument for MyType {{}}`"
+    note = "to bound a number, write `range(..)` instead; for a text or list type of your own, `impl modelctx::server::checks::TextOrListArgument for MyType {{}}`"
 )]
 pub trait TextOrListArgument {
     /// Used by the generated check.
@@ -96,7 +96,7 @@ pub trait TextOrListArgument {
 #[diagnostic::on_unimplemented(
     message = "`pattern` applies to text; `{Self}` is not text",
     label = "`pattern` needs a String parameter",
-    note = "to bound a number, write `range(..)` instead; for a text type of your own (a newtype of `String`), `impl mcp::server::checks::TextArgument for MyType {{}}`"
+    note = "to bound a number, write `range(..)` instead; for a text type of your own (a newtype of `String`), `impl modelctx::server::checks::TextArgument for MyType {{}}`"
 )]
 pub trait TextArgument {
     /// Used by the generated check.

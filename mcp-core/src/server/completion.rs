@@ -21,7 +21,7 @@ pub const MAX_COMPLETIONS: usize = 100;
 /// `fn(&str) -> Vec<String>` is still a completer too (see [`IntoCompleter`]).
 ///
 /// ```
-/// use mcp_core::server::{CompletionRequest, McpServer, PromptDef};
+/// use modelctx_core::server::{CompletionRequest, McpServer, PromptDef};
 ///
 /// struct Shop { titles: Vec<(&'static str, &'static str)> }
 ///
@@ -119,7 +119,7 @@ impl<S: Send + Sync + 'static> Completer<S> {
 /// its state with a `RequestContext<S>` (or `State<S>`) parameter.
 ///
 /// ```
-/// use mcp_core::server::{CompletionRequest, PromptDef};
+/// use modelctx_core::server::{CompletionRequest, PromptDef};
 ///
 /// fn colours(typed: &str) -> Vec<String> {
 ///     ["red", "green", "blue"].iter().filter(|c| c.starts_with(typed)).map(|c| c.to_string()).collect()

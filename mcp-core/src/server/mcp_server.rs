@@ -26,8 +26,8 @@ use crate::types::*;
 /// replace one method and keep the rest.
 ///
 /// ```
-/// use mcp_core::server::{McpServer, ToolDef};
-/// use mcp_core::types::CallToolResult;
+/// use modelctx_core::server::{McpServer, ToolDef};
+/// use modelctx_core::types::CallToolResult;
 /// use serde_json::json;
 ///
 /// let hello = ToolDef::from_schema("hello", json!({"type": "object"}), |_, _| async {
@@ -67,24 +67,24 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// [`with_lifespan`](Self::with_lifespan) for state built when serving starts.
     ///
     /// ```
-    /// use mcp_core::server::{McpServer, State};
+    /// use modelctx_core::server::{McpServer, State};
     ///
     /// struct Catalog { books: Vec<String> }
     ///
     /// /// Lists the books.
-    /// #[mcp::tool]
+    /// #[modelctx::tool]
     /// async fn list_books(catalog: State<Catalog>) -> Vec<String> {
     ///     catalog.books.clone()
     /// }
     ///
     /// /// The catalog as text.
-    /// #[mcp::resource("books://all")]
+    /// #[modelctx::resource("books://all")]
     /// async fn all_books(catalog: State<Catalog>) -> String {
     ///     catalog.books.join("\n")
     /// }
     ///
     /// /// Asks for a recommendation.
-    /// #[mcp::prompt]
+    /// #[modelctx::prompt]
     /// async fn recommend(catalog: State<Catalog>) -> String {
     ///     format!("Recommend one of: {}", catalog.books.join(", "))
     /// }
@@ -233,9 +233,9 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// use mcp_core::client::Client;
-    /// use mcp_core::server::{McpServer, ToolDef};
-    /// use mcp_core::types::CallToolResult;
+    /// use modelctx_core::client::Client;
+    /// use modelctx_core::server::{McpServer, ToolDef};
+    /// use modelctx_core::types::CallToolResult;
     /// use serde_json::json;
     ///
     /// let schema = json!({
@@ -276,8 +276,8 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// use [`replace_tool`](Self::replace_tool) to replace one on purpose.
     ///
     /// ```should_panic
-    /// # use mcp_core::server::{McpServer, ToolDef};
-    /// # use mcp_core::types::CallToolResult;
+    /// # use modelctx_core::server::{McpServer, ToolDef};
+    /// # use modelctx_core::types::CallToolResult;
     /// let ping = || ToolDef::<()>::from_schema("ping", serde_json::json!({"type": "object"}),
     ///     |_, _| async { Ok(CallToolResult::text("pong")) }).unwrap();
     /// // panics: "a tool named `ping` is already registered; use `replace_tool` to replace it"

@@ -34,7 +34,7 @@ impl<S: Send + Sync + 'static> PromptDef<S> {
     /// A prompt named `name` whose handler gets the arguments by name.
     ///
     /// ```
-    /// use mcp_core::server::PromptDef;
+    /// use modelctx_core::server::PromptDef;
     ///
     /// let greet = PromptDef::<()>::new("greet", |_ctx, args| async move {
     ///     Ok(format!("Say hello to {}.", args["who"]).into())
@@ -90,8 +90,8 @@ impl<S: Send + Sync + 'static> PromptDef<S> {
     /// Sets the icons a client may show for it in `prompts/list`.
     ///
     /// ```
-    /// use mcp_core::server::PromptDef;
-    /// use mcp_core::types::Icon;
+    /// use modelctx_core::server::PromptDef;
+    /// use modelctx_core::types::Icon;
     ///
     /// let greet = PromptDef::<()>::new("greet", |_, _| async { Ok(String::from("Hi!").into()) })
     ///     .icons(vec![Icon { src: "https://example.com/wave.png".into(), ..Icon::default() }]);

@@ -15,7 +15,7 @@ use std::fmt;
 /// [`ServerHandle`](super::ServerHandle)).
 ///
 /// ```
-/// use mcp_core::server::{McpServer, PromptDef, RegistrationError};
+/// use modelctx_core::server::{McpServer, PromptDef, RegistrationError};
 ///
 /// let greet = || PromptDef::<()>::new("greet", |_, _| async { Ok(String::from("Hi!").into()) });
 /// let server = McpServer::new("demo").prompt(greet());

@@ -57,8 +57,8 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
     /// template's variables.
     ///
     /// ```
-    /// use mcp_core::server::ResourceDef;
-    /// use mcp_core::types::{ReadResourceResult, ResourceContents};
+    /// use modelctx_core::server::ResourceDef;
+    /// use modelctx_core::types::{ReadResourceResult, ResourceContents};
     ///
     /// let book = ResourceDef::<()>::new("books://{id}", "book", |_ctx, uri, vars| async move {
     ///     let text = format!("the book {}", vars["id"]);
@@ -133,8 +133,8 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
     /// `resources/templates/list`).
     ///
     /// ```
-    /// use mcp_core::server::ResourceDef;
-    /// use mcp_core::types::{Icon, ReadResourceResult};
+    /// use modelctx_core::server::ResourceDef;
+    /// use modelctx_core::types::{Icon, ReadResourceResult};
     ///
     /// let logo = ResourceDef::<()>::new("shop://logo", "logo", |_, _, _| async {
     ///     Ok(ReadResourceResult { contents: vec![], meta: None })

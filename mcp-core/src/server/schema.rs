@@ -49,7 +49,7 @@ pub struct ArgSpec {
 /// `ToolDef::from_schema`, it is listed and checked exactly as it is.
 ///
 /// ```
-/// use mcp_core::server::{ArgSpec, ArgsSchema};
+/// use modelctx_core::server::{ArgSpec, ArgsSchema};
 /// use serde_json::json;
 ///
 /// let mut schema = ArgsSchema::new();

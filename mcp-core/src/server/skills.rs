@@ -103,8 +103,8 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// use mcp_core::client::Client;
-    /// use mcp_core::server::McpServer;
+    /// use modelctx_core::client::Client;
+    /// use modelctx_core::server::McpServer;
     ///
     /// let root = std::env::temp_dir().join(format!("skills-doc-{}", std::process::id()));
     /// std::fs::create_dir_all(root.join("greeting")).unwrap();

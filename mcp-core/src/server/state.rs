@@ -16,13 +16,13 @@ use crate::lowlevel::RequestContext;
 /// a `RequestContext<S>` (of the same `S`).
 ///
 /// ```
-/// use mcp_core::server::{McpServer, State};
+/// use modelctx_core::server::{McpServer, State};
 /// use std::sync::Mutex;
 ///
 /// struct Counter { hits: Mutex<u64> }
 ///
 /// /// Counts the calls.
-/// #[mcp::tool]
+/// #[modelctx::tool]
 /// async fn hit(counter: State<Counter>) -> u64 {
 ///     let mut hits = counter.hits.lock().unwrap();
 ///     *hits += 1;

@@ -73,8 +73,8 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
     /// call is validated against it.
     ///
     /// ```
-    /// use mcp_core::server::ToolDef;
-    /// use mcp_core::types::CallToolResult;
+    /// use modelctx_core::server::ToolDef;
+    /// use modelctx_core::types::CallToolResult;
     /// use serde_json::json;
     ///
     /// let tool = ToolDef::<()>::from_schema(

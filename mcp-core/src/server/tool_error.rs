@@ -12,7 +12,7 @@ use crate::error::McpError;
 /// `Error executing tool <name>`, as when the tool returns it directly.
 ///
 /// ```
-/// use mcp_core::server::ToolError;
+/// use modelctx_core::server::ToolError;
 ///
 /// fn check(limit: u32) -> Result<u32, ToolError> {
 ///     if limit == 0 {

@@ -23,7 +23,7 @@ enum Part {
 /// A parsed URI template.
 ///
 /// ```
-/// use mcp_core::server::UriTemplate;
+/// use modelctx_core::server::UriTemplate;
 ///
 /// let t = UriTemplate::parse("books://{id}/chapters/{n}").unwrap();
 /// let vars = t.matches("books://dune/chapters/3").unwrap();

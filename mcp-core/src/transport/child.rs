@@ -20,7 +20,7 @@ pub const DEFAULT_TERMINATE_TIMEOUT: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Stderr {
-    /// Each line becomes a `tracing` event at `INFO`, target `mcp::server_stderr`, with the
+    /// Each line becomes a `tracing` event at `INFO`, target `modelctx::server_stderr`, with the
     /// program's name in the `server` field (default).
     #[default]
     Log,
@@ -38,9 +38,9 @@ pub enum Stderr {
 /// exits fails every waiting request with its exit status.
 ///
 /// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// use mcp_core::client::Client;
-/// use mcp_core::transport::ChildProcess;
+/// # async fn run() -> modelctx_core::Result<()> {
+/// use modelctx_core::client::Client;
+/// use modelctx_core::transport::ChildProcess;
 ///
 /// let server = ChildProcess::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]);
 /// let client = Client::builder().connect(server).await?;
@@ -238,6 +238,6 @@ fn describe(status: ExitStatus) -> String {
 async fn forward_stderr(stderr: impl AsyncRead + Unpin, server: String) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        tracing::info!(target: "mcp::server_stderr", server = %server, "{line}");
+        tracing::info!(target: "modelctx::server_stderr", server = %server, "{line}");
     }
 }

@@ -99,9 +99,9 @@ async fn serve_pipe<S: Send + Sync + 'static>(
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use mcp_core::transport::RawConnection;
+/// use modelctx_core::transport::RawConnection;
 ///
-/// let mut conn = RawConnection::open(mcp_core::lowlevel::Server::new("s")).await.unwrap();
+/// let mut conn = RawConnection::open(modelctx_core::lowlevel::Server::new("s")).await.unwrap();
 /// conn.send("{not json").await.unwrap();
 /// let answer = conn.recv_json().await.unwrap();
 /// assert_eq!(answer["error"]["code"], -32700);

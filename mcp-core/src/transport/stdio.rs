@@ -145,8 +145,8 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// [`ServerOptions`](crate::lowlevel::ServerOptions) fields.
     ///
     /// ```no_run
-    /// # async fn run() -> mcp_core::Result<()> {
-    /// mcp_core::lowlevel::Server::new("demo").serve_stdio().await
+    /// # async fn run() -> modelctx_core::Result<()> {
+    /// modelctx_core::lowlevel::Server::new("demo").serve_stdio().await
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> crate::Result<()> {

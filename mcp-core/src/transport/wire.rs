@@ -31,7 +31,7 @@ use crate::lines::{Frame, LineReader};
 /// need no code: [`Lines`] frames any `AsyncRead` + `AsyncWrite` pair.
 ///
 /// ```
-/// use mcp_core::transport::{Incoming, Transport, Wire};
+/// use modelctx_core::transport::{Incoming, Transport, Wire};
 /// use tokio::sync::mpsc;
 ///
 /// /// Messages to and from channels, e.g. bridged to a WebSocket elsewhere.
@@ -155,9 +155,9 @@ pub enum Incoming {
 /// the spec recommends for Unix sockets and TCP too).
 ///
 /// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// use mcp_core::client::Client;
-/// use mcp_core::transport::Lines;
+/// # async fn run() -> modelctx_core::Result<()> {
+/// use modelctx_core::client::Client;
+/// use modelctx_core::transport::Lines;
 ///
 /// let socket = tokio::net::TcpStream::connect("127.0.0.1:9000").await?;
 /// let (read, write) = socket.into_split();

@@ -29,7 +29,7 @@ impl ContentBlock {
     /// A text block.
     ///
     /// ```
-    /// let block = mcp_core::types::ContentBlock::text("hello");
+    /// let block = modelctx_core::types::ContentBlock::text("hello");
     /// assert_eq!(serde_json::to_string(&block).unwrap(), r#"{"type":"text","text":"hello"}"#);
     /// ```
     pub fn text(text: impl Into<String>) -> Self {

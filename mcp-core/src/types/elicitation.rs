@@ -32,7 +32,7 @@ impl ElicitRequestParams {
     /// URL-elicitation-required error (`-32042`) need.
     ///
     /// ```
-    /// let p = mcp_core::types::ElicitRequestParams::url("e-1", "Sign in", "https://example.com/login");
+    /// let p = modelctx_core::types::ElicitRequestParams::url("e-1", "Sign in", "https://example.com/login");
     /// assert_eq!(p.mode.as_deref(), Some("url"));
     /// ```
     pub fn url(

@@ -93,7 +93,7 @@ impl Tool {
     /// client then drops the tool from `tools/list`).
     ///
     /// ```
-    /// use mcp_core::types::Tool;
+    /// use modelctx_core::types::Tool;
     /// use serde_json::json;
     ///
     /// let tool = Tool::new("weather", "Forecast.", json!({"type": "object", "properties": {

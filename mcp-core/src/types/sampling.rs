@@ -131,7 +131,7 @@ impl CreateMessageRequestParams {
     /// unset.
     ///
     /// ```
-    /// use mcp_core::types::CreateMessageRequestParams;
+    /// use modelctx_core::types::CreateMessageRequestParams;
     /// let p = CreateMessageRequestParams::user_text("What is the capital of France?", 100);
     /// assert_eq!(p.max_tokens, 100);
     /// assert_eq!(p.messages[0].content["text"], "What is the capital of France?");

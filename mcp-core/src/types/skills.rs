@@ -26,7 +26,7 @@ impl SkillResource {
     /// digits.
     ///
     /// ```
-    /// use mcp_core::types::SkillResource;
+    /// use modelctx_core::types::SkillResource;
     /// assert_eq!(
     ///     SkillResource::digest_of(b""),
     ///     "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -41,7 +41,7 @@ impl Tool {
     /// anything else is replaced by `{"type":"object"}`).
     ///
     /// ```
-    /// use mcp_core::types::Tool;
+    /// use modelctx_core::types::Tool;
     /// use serde_json::json;
     ///
     /// let tool = Tool::new("echo", "Echo the text back.", json!({

@@ -1,5 +1,5 @@
-use mcp::prelude::*;
-use mcp::server::{CompletionRequest, State};
+use modelctx::prelude::*;
+use modelctx::server::{CompletionRequest, State};
 
 struct Shop;
 struct Library;

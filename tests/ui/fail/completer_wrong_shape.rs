@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 fn pages(count: u32) -> Vec<String> {
     (1..=count).map(|n| n.to_string()).collect()

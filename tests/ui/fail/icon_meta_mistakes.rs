@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// The logo.
 #[resource("shop://logo", icons = "https://example.com/logo.png")]

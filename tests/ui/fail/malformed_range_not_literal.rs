@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 const MAX: u32 = 50;
 

@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// Summarize.
 #[prompt(descripton = "Summarize a text.")]

@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// One chapter of a book.
 #[resource("books://{id}/chapters/{chapter}")]

@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// A scope list that is a string.
 #[tool(scopes = "books:write")]

@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// A task support that is not one of the three.
 #[tool(task = "sometimes")]

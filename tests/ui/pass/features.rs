@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 /// One book.
 #[resource("books://{id}{?format}", mime_type = "text/plain")]

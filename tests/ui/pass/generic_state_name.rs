@@ -1,7 +1,7 @@
 //! A stateless tool, resource and prompt register on a server of any state; the generated
 //! registration is generic over it, under a name that does not hide the program's own types
 //! (here a type named `S`).
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct S {

@@ -1,19 +1,19 @@
 //! A type of your own that is text or a number on the wire takes `pattern`, `length` and
 //! `range` once it opts in with the marker traits.
-use mcp::prelude::*;
+use modelctx::prelude::*;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 struct Isbn(String);
 
-impl mcp::server::checks::TextArgument for Isbn {}
-impl mcp::server::checks::TextOrListArgument for Isbn {}
+impl modelctx::server::checks::TextArgument for Isbn {}
+impl modelctx::server::checks::TextOrListArgument for Isbn {}
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 struct Cents(u64);
 
-impl mcp::server::checks::NumberArgument for Cents {}
+impl modelctx::server::checks::NumberArgument for Cents {}
 
 /// Looks a book up.
 #[tool]

@@ -1,4 +1,4 @@
-use mcp::prelude::*;
+use modelctx::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, schemars::JsonSchema)]
@@ -42,7 +42,7 @@ impl Shop {
 
     /// A constant.
     #[tool(name = "answer")]
-    fn answer() -> mcp::Result<i64> {
+    fn answer() -> modelctx::Result<i64> {
         Ok(42)
     }
 }

@@ -1,8 +1,8 @@
 //! What the macros accept although it is not spelled the way they read it: descriptions from
 //! `include_str!`/`concat!`, constraints on type aliases, handles of tools defined in a block or
 //! a module. `main` checks what was generated.
-use mcp::prelude::*;
-use mcp::server::IntoTool;
+use modelctx::prelude::*;
+use modelctx::server::IntoTool;
 
 type Title = String;
 type PerPage = u32;
@@ -26,7 +26,7 @@ fn count() -> usize {
 }
 
 mod shelf {
-    use mcp::prelude::*;
+    use modelctx::prelude::*;
 
     /// Shelve a book.
     #[tool]

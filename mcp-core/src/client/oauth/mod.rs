@@ -21,10 +21,10 @@
 //! another issuer) means new credentials, never the old ones.
 //!
 //! ```no_run
-//! # async fn run() -> mcp_core::Result<()> {
-//! use mcp_core::client::oauth::OAuth;
-//! use mcp_core::client::Client;
-//! use mcp_core::transport::HttpClientTransport;
+//! # async fn run() -> modelctx_core::Result<()> {
+//! use modelctx_core::client::oauth::OAuth;
+//! use modelctx_core::client::Client;
+//! use modelctx_core::transport::HttpClientTransport;
 //!
 //! let oauth = OAuth::builder().client_name("My agent").build()?;
 //! let http = HttpClientTransport::new("https://mcp.example.com/mcp")?.auth(oauth);
@@ -295,9 +295,9 @@ impl OAuth {
     /// while the login goes on.
     ///
     /// ```no_run
-    /// # async fn run() -> mcp_core::Result<()> {
-    /// use mcp_core::client::{oauth::OAuth, Client};
-    /// use mcp_core::transport::HttpClientTransport;
+    /// # async fn run() -> modelctx_core::Result<()> {
+    /// use modelctx_core::client::{oauth::OAuth, Client};
+    /// use modelctx_core::transport::HttpClientTransport;
     ///
     /// let url = "https://mcp.example.com/mcp";
     /// let oauth = OAuth::builder().build()?;

@@ -49,9 +49,9 @@ pub(crate) const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 ///   databases). No TLS.
 ///
 /// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// use mcp_core::events::RedisBus;
-/// use mcp_core::server::McpServer;
+/// # async fn run() -> modelctx_core::Result<()> {
+/// use modelctx_core::events::RedisBus;
+/// use modelctx_core::server::McpServer;
 ///
 /// let bus = RedisBus::connect("redis://127.0.0.1:6379").await?;
 /// let server = McpServer::new("replica").event_bus(bus);

@@ -25,8 +25,8 @@ pub const DEFAULT_TASK_PREFIX: &str = "mcp:task:";
 /// `redis://[[user]:password@]host[:port]` (the database number is ignored).
 ///
 /// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// use mcp_core::server::{McpServer, RedisTaskStore};
+/// # async fn run() -> modelctx_core::Result<()> {
+/// use modelctx_core::server::{McpServer, RedisTaskStore};
 ///
 /// let store = RedisTaskStore::connect("redis://127.0.0.1:6379").await?;
 /// let server = McpServer::new("jobs").task_store(store);

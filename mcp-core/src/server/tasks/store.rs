@@ -88,7 +88,7 @@ impl TaskRecord {
 /// expired task (the client then gets `-32602`).
 ///
 /// ```
-/// use mcp_core::server::{MemoryTaskStore, TaskStore};
+/// use modelctx_core::server::{MemoryTaskStore, TaskStore};
 ///
 /// let store: Box<dyn TaskStore> = Box::new(MemoryTaskStore::default());
 /// # let _ = store;

@@ -44,8 +44,8 @@ pub use crate::types::TASKS_EXTENSION;
 /// [`ToolDef::input_before_task`](crate::server::ToolDef::input_before_task).
 ///
 /// ```
-/// use mcp_core::server::{TaskSupport, ToolDef};
-/// use mcp_core::types::CallToolResult;
+/// use modelctx_core::server::{TaskSupport, ToolDef};
+/// use modelctx_core::types::CallToolResult;
 /// use serde_json::json;
 ///
 /// let tool = ToolDef::<()>::from_schema("render", json!({"type": "object"}), |_ctx, _args| async {

@@ -127,7 +127,7 @@ impl HttpConfig {
     /// Sets [`session_store`](Self::session_store).
     ///
     /// ```
-    /// use mcp_core::transport::{HttpConfig, MemoryEventStore, MemorySessionStore};
+    /// use modelctx_core::transport::{HttpConfig, MemoryEventStore, MemorySessionStore};
     ///
     /// let config = HttpConfig::default()
     ///     .session_store(MemorySessionStore::default())
@@ -156,7 +156,7 @@ impl HttpConfig {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use mcp_core::transport::HttpConfig;
+    /// use modelctx_core::transport::HttpConfig;
     ///
     /// let config = HttpConfig::default().keep_alive(Some(Duration::from_secs(25)));
     /// assert_eq!(config.keep_alive, Some(Duration::from_secs(25)));

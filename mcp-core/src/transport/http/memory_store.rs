@@ -14,7 +14,7 @@ use super::store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture,
 /// (clone it: clones share), lost when the process ends.
 ///
 /// ```
-/// use mcp_core::transport::{HttpConfig, MemorySessionStore};
+/// use modelctx_core::transport::{HttpConfig, MemorySessionStore};
 ///
 /// let sessions = MemorySessionStore::default();
 /// let a = HttpConfig::default().session_store(sessions.clone());

@@ -203,8 +203,8 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
     /// `SocketAddr`). Fails when the address cannot be bound or the lifespan fails to start.
     ///
     /// ```no_run
-    /// # async fn run() -> mcp_core::Result<()> {
-    /// mcp_core::lowlevel::Server::new("demo").serve_http("127.0.0.1:8080").await
+    /// # async fn run() -> modelctx_core::Result<()> {
+    /// modelctx_core::lowlevel::Server::new("demo").serve_http("127.0.0.1:8080").await
     /// # }
     /// ```
     pub async fn serve_http(
@@ -230,13 +230,13 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
     /// application's server instead.
     ///
     /// ```no_run
-    /// # async fn run() -> mcp_core::Result<()> {
-    /// use mcp_core::transport::HttpConfig;
+    /// # async fn run() -> modelctx_core::Result<()> {
+    /// use modelctx_core::transport::HttpConfig;
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     /// let config = HttpConfig { path: "/".into(), ..HttpConfig::default() };
     /// # drop(stop);
-    /// mcp_core::lowlevel::Server::new("demo")
+    /// modelctx_core::lowlevel::Server::new("demo")
     ///     .serve_http_on(listener, config, async { let _ = stopped.await; })
     ///     .await
     /// # }
@@ -284,8 +284,8 @@ impl<S: Send + Sync + 'static> crate::server::McpServer<S> {
     /// [`Server::serve_http`](crate::lowlevel::Server::serve_http).
     ///
     /// ```no_run
-    /// # async fn run() -> mcp_core::Result<()> {
-    /// mcp_core::server::McpServer::new("demo").serve_http("127.0.0.1:8080").await
+    /// # async fn run() -> modelctx_core::Result<()> {
+    /// modelctx_core::server::McpServer::new("demo").serve_http("127.0.0.1:8080").await
     /// # }
     /// ```
     pub async fn serve_http(

@@ -113,8 +113,8 @@ return record
 /// `DELETE` removes all three keys.
 ///
 /// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// use mcp_core::transport::{HttpConfig, RedisStore};
+/// # async fn run() -> modelctx_core::Result<()> {
+/// use modelctx_core::transport::{HttpConfig, RedisStore};
 ///
 /// let redis = RedisStore::connect("redis://127.0.0.1:6379").await?;
 /// let config = HttpConfig::default()

@@ -30,10 +30,10 @@ use super::McpHttp;
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use mcp_core::server::McpServer;
-/// use mcp_core::transport::axum::body::{to_bytes, Body};
-/// use mcp_core::transport::axum::http::{HeaderValue, Request, StatusCode};
-/// use mcp_core::transport::{HttpConfig, McpHttp};
+/// use modelctx_core::server::McpServer;
+/// use modelctx_core::transport::axum::body::{to_bytes, Body};
+/// use modelctx_core::transport::axum::http::{HeaderValue, Request, StatusCode};
+/// use modelctx_core::transport::{HttpConfig, McpHttp};
 /// use tower::{ServiceBuilder, ServiceExt};
 ///
 /// let http = McpHttp::new(McpServer::new("demo"), HttpConfig::default()).await.unwrap();
@@ -41,7 +41,7 @@ use super::McpHttp;
 ///
 /// // Under any tower layer: here one that stamps every answer.
 /// let service = ServiceBuilder::new()
-///     .map_response(|mut response: mcp_core::transport::axum::response::Response| {
+///     .map_response(|mut response: modelctx_core::transport::axum::response::Response| {
 ///         response.headers_mut().insert("x-served-by", HeaderValue::from_static("demo"));
 ///         response
 ///     })

@@ -58,9 +58,9 @@ const LAST_EVENT_ID: &str = "last-event-id";
 /// certificates unless `tls_config` gives others).
 ///
 /// ```no_run
-/// # async fn run() -> mcp_core::Result<()> {
-/// use mcp_core::client::Client;
-/// use mcp_core::transport::HttpClientTransport;
+/// # async fn run() -> modelctx_core::Result<()> {
+/// use modelctx_core::client::Client;
+/// use modelctx_core::transport::HttpClientTransport;
 ///
 /// let http = HttpClientTransport::new("http://127.0.0.1:8080/mcp")?
 ///     .header("x-api-key", "secret")?;
