@@ -24,6 +24,7 @@ pub struct Book {
 }
 
 /// The shop's state, shared by its tools, resources and prompts.
+#[derive(Debug)]
 pub struct Bookshop {
     books: Mutex<Vec<Book>>,
 }

@@ -7,6 +7,7 @@ use modelctx::prelude::*;
 use serde_json::json;
 
 /// What the lifespan builds once at start.
+#[derive(Debug)]
 pub struct Catalog {
     books: Vec<String>,
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 /// Params of `bookshop/reindex`.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub struct ReindexParams {
     /// Rebuild everything (default false).
     #[serde(default)]
@@ -19,7 +19,7 @@ pub struct ReindexParams {
 }
 
 /// Result of `bookshop/reindex`.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct ReindexResult {
     /// Books indexed.
     pub indexed: u32,

@@ -33,8 +33,8 @@
 //! # });
 //! ```
 #![warn(missing_docs)]
-
-extern crate self as modelctx;
+// On docs.rs (nightly, `--cfg docsrs`): every feature-gated item says which feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use modelctx_core::*;
 pub use modelctx_macros::{prompt, resource, tool, tools};

@@ -5,6 +5,7 @@
 
 mod support;
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/auth_server.rs"]
 mod auth_server;
 

@@ -15,6 +15,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use support::example;
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/torture.rs"]
 #[allow(dead_code)]
 mod torture;

@@ -1,5 +1,6 @@
 //! Resources, prompts and completion on the high-level server, and seed 004's catalog.
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/catalog.rs"]
 mod catalog;
 

@@ -18,6 +18,7 @@ mod support;
 
 use support::example;
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/torture.rs"]
 #[allow(dead_code)]
 mod torture;

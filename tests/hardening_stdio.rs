@@ -14,6 +14,7 @@ use support::{example, modern};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/torture.rs"]
 #[allow(dead_code)]
 mod torture;

@@ -107,7 +107,7 @@ async fn the_2026_wire_checks_headers_and_maps_statuses() {
     assert_eq!(ok.json()["result"]["resultType"], "complete");
 
     type Case<'a> = (Vec<(&'a str, &'a str)>, String, u16, i64);
-    let cases: Vec<Case> = vec![
+    let cases: Vec<Case<'_>> = vec![
         (vec![v], modern(2, "tools/list", json!({})), 400, -32020),
         (vec![v, ("Mcp-Method", "prompts/list")], modern(3, "tools/list", json!({})), 400, -32020),
         (vec![v, ("Mcp-Method", "TOOLS/LIST")], modern(4, "tools/list", json!({})), 400, -32020),
@@ -351,6 +351,8 @@ async fn start_slow(
             async move {
                 let wait = args.get("ms").and_then(Value::as_u64).unwrap_or(30_000);
                 tokio::time::sleep(Duration::from_millis(wait)).await;
+                #[allow(clippy::mem_forget)]
+                // finishing is not a drop: only a cancelled call drops the flag
                 std::mem::forget(guard);
                 Ok(CallToolResult::text("finished"))
             }

@@ -1,18 +1,25 @@
 //! The seed pages' low-level examples (`examples/lowlevel_*.rs`), driven through the in-memory
 //! client, asserting what the pages say they print, failure cases included.
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/lowlevel_catalog.rs"]
 mod catalog;
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/lowlevel_lifespan.rs"]
 mod lifespan;
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/lowlevel_meta.rs"]
 mod meta;
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/lowlevel_one_tool.rs"]
 mod one_tool;
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/lowlevel_structured_output.rs"]
 mod structured;
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/lowlevel_two_tools.rs"]
 mod two_tools;
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/lowlevel_vendor_method.rs"]
 mod vendor;
 
@@ -294,8 +301,7 @@ fn initialize_cannot_be_claimed() {
         .add_request_handler("initialize", |_, _: RequestParams| async {
             Ok(EmptyResult::default())
         })
-        .err()
-        .expect("initialize is reserved");
+        .expect_err("initialize is reserved");
     assert_eq!(err.message(), RESERVED_INITIALIZE);
     assert!(err.message().contains("use Server::middleware"));
     // ping and server/discover are yours to replace.

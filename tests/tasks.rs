@@ -20,6 +20,7 @@ use support::{modern, roundtrip};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
+#[allow(unreachable_pub)] // shared by two test crates, each using part of it
 #[path = "support/task_tools.rs"]
 mod task_tools;
 use task_tools::Name;

@@ -11,6 +11,7 @@ use modelctx::client::{Client, ToolCallOutcome};
 use modelctx::prelude::*;
 use serde_json::json;
 
+#[allow(unreachable_pub)] // shared by two test crates, each using part of it
 #[path = "support/task_tools.rs"]
 mod task_tools;
 

@@ -1,5 +1,6 @@
 //! `#[tool]` / `#[tools]` and the high-level server through the in-memory client, both eras.
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/bookshop.rs"]
 mod bookshop;
 
@@ -202,7 +203,7 @@ async fn tool_errors_unknown_tools_and_defaults() {
 }
 
 /// Where to ship an order.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 pub struct Address {
     /// Street and number.
     pub street: String,
@@ -211,7 +212,7 @@ pub struct Address {
 }
 
 /// How fast to ship.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Speed {
     /// Within a week.

@@ -5,6 +5,7 @@
 //! `"id": null`, as JSON-RPC 2.0 requires; the MCP schema types `id` as string|integer and lets
 //! it be omitted instead, so those errors are validated with the null id removed.
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/bookshop.rs"]
 mod bookshop;
 mod support;
@@ -63,6 +64,7 @@ impl Schema {
     }
 }
 
+#[allow(unreachable_pub)] // the example program's items are `pub` for this test to reach
 #[path = "../examples/signup.rs"]
 #[allow(dead_code)]
 mod signup;

@@ -3,6 +3,8 @@
 //!
 //! Most users depend on the `modelctx` facade crate, which re-exports this one.
 #![warn(missing_docs)]
+// On docs.rs (nightly, `--cfg docsrs`): every feature-gated item says which feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[doc(hidden)]
 pub mod __private;

@@ -86,7 +86,12 @@ pub(crate) struct LengthKey {
 }
 
 /// Refuses a key given twice.
-fn first_time(cx: &Ctxt, seen: &mut HashSet<String>, meta: &ParseNestedMeta, what: &str) -> bool {
+fn first_time(
+    cx: &Ctxt,
+    seen: &mut HashSet<String>,
+    meta: &ParseNestedMeta<'_>,
+    what: &str,
+) -> bool {
     let key = meta
         .path
         .get_ident()
@@ -104,7 +109,7 @@ fn first_time(cx: &Ctxt, seen: &mut HashSet<String>, meta: &ParseNestedMeta, wha
 }
 
 /// Skips the value of a key that was refused, so parsing can go on.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         let _: Expr = meta.value()?.parse()?;
     } else if meta.input.peek(syn::token::Paren) {
@@ -113,7 +118,7 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
     if meta.input.peek(Token![=]) {
         let b: LitBool = meta.value()?.parse()?;
         Ok(b.value)

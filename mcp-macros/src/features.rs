@@ -67,7 +67,7 @@ fn icons_and_meta(keys: &Keys) -> Vec<TokenStream> {
 
 fn parse_keys(
     cx: &Ctxt,
-    input: ParseStream,
+    input: ParseStream<'_>,
     what: &str,
     known: &[&str],
     keys: &mut Keys,
@@ -163,7 +163,7 @@ pub(crate) fn registered_key(
     ident: &syn::Ident,
 ) -> Option<(String, Span)> {
     if what == "resource" {
-        let parser = |input: ParseStream| {
+        let parser = |input: ParseStream<'_>| {
             let uri: LitStr = input.parse()?;
             let _: TokenStream = input.parse()?;
             Ok(uri)
@@ -581,7 +581,7 @@ pub(crate) fn resource_def(
     let mut resource = ResourceArgs {
         keys: Keys::default(),
     };
-    let parser = |input: ParseStream| -> syn::Result<()> {
+    let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         if input.is_empty() {
             return Err(
                 input.error("#[resource] needs its URI first: #[resource(\"books://{id}\")]")
@@ -733,7 +733,7 @@ pub(crate) fn prompt_def(
     state: &TokenStream,
 ) -> TokenStream {
     let mut keys = Keys::default();
-    let parser = |input: ParseStream| parse_keys(cx, input, "prompt", PROMPT_KEYS, &mut keys);
+    let parser = |input: ParseStream<'_>| parse_keys(cx, input, "prompt", PROMPT_KEYS, &mut keys);
     if let Err(e) = syn::parse::Parser::parse2(parser, args) {
         cx.push(e);
     }

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code)]
+// Each test crate uses part of these, through `mod support;`: `pub` is for the sibling modules.
+#![allow(dead_code, unreachable_pub)]
 
 pub mod jwt;
 pub mod raw_http;

@@ -101,6 +101,18 @@ pub struct RequestContext<S = ()> {
     id: RequestId,
 }
 
+impl<S> std::fmt::Debug for RequestContext<S> {
+    /// The request's id, method and era; not the state or the connection.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.id)
+            .field("method", &self.info.method)
+            .field("era", &self.info.era)
+            .field("protocol_version", &self.info.protocol_version)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S> Clone for RequestContext<S> {
     fn clone(&self) -> Self {
         Self {
@@ -341,6 +353,16 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
 /// The context of one notification: where it came from.
 pub struct NotificationContext<S = ()> {
     pub(crate) info: Arc<CallInfo<S>>,
+}
+
+impl<S> std::fmt::Debug for NotificationContext<S> {
+    /// The notification's method and era.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotificationContext")
+            .field("method", &self.info.method)
+            .field("era", &self.info.era)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<S> Clone for NotificationContext<S> {

@@ -24,6 +24,16 @@ pub struct Incoming<S = ()> {
     pub params: Params,
 }
 
+impl<S> std::fmt::Debug for Incoming<S> {
+    /// The message's id and method; not its params (they may hold secrets).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Incoming")
+            .field("id", &self.info.id)
+            .field("method", &self.info.method)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S: Send + Sync + 'static> Incoming<S> {
     /// The method.
     pub fn method(&self) -> &str {
@@ -90,6 +100,13 @@ impl<S: Send + Sync + 'static> Incoming<S> {
 pub struct Next<S = ()> {
     pub(crate) index: usize,
     pub(crate) _state: std::marker::PhantomData<fn() -> S>,
+}
+
+impl<S> std::fmt::Debug for Next<S> {
+    /// Which middleware runs next (its index in registration order).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Next").field("index", &self.index).finish()
+    }
 }
 
 impl<S: Send + Sync + 'static> Next<S> {

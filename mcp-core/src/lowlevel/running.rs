@@ -29,6 +29,19 @@ pub struct RunningServer<S> {
     pub(crate) envelopes: crate::era::EnvelopeCache,
 }
 
+impl<S> std::fmt::Debug for RunningServer<S> {
+    /// The server's table (see `Server`'s `Debug`) and whether it has stopped.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningServer")
+            .field("server", &self.server)
+            .field(
+                "stopped",
+                &self.stopped.load(std::sync::atomic::Ordering::Relaxed),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S: Send + Sync + 'static> RunningServer<S> {
     /// Enters the lifespan and freezes the table.
     pub async fn start(server: Server<S>) -> Result<Arc<Self>, McpError> {

@@ -124,6 +124,23 @@ pub struct Server<S = ()> {
     pub(crate) events: crate::events::BusCell,
 }
 
+impl<S> std::fmt::Debug for Server<S> {
+    /// The server's identity and the methods in its table (sorted); not handlers or state.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut requests: Vec<&str> = self.requests.keys().map(String::as_str).collect();
+        requests.sort_unstable();
+        let mut notifications: Vec<&str> = self.notifications.keys().map(String::as_str).collect();
+        notifications.sort_unstable();
+        f.debug_struct("Server")
+            .field("name", &self.info.name)
+            .field("version", &self.info.version)
+            .field("requests", &requests)
+            .field("notifications", &notifications)
+            .field("middleware", &self.middleware.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S> Clone for Server<S> {
     fn clone(&self) -> Self {
         Self {

@@ -14,6 +14,14 @@ pub struct ArgDecoder<T> {
     decode: fn(Value) -> Result<T, serde_json::Error>,
 }
 
+impl<T> std::fmt::Debug for ArgDecoder<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ArgDecoder")
+            .field(&std::any::type_name::<T>())
+            .finish()
+    }
+}
+
 impl<T> Clone for ArgDecoder<T> {
     fn clone(&self) -> Self {
         *self

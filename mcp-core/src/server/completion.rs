@@ -149,7 +149,7 @@ pub trait IntoCompleter<S, M>: Send + Sync + 'static {
 
 /// Tells the shapes of [`IntoCompleter`] apart; never named by users.
 #[doc(hidden)]
-pub mod shape {
+pub(crate) mod shape {
     /// `fn(&str) -> Vec<String>`.
     #[derive(Debug)]
     pub struct Typed;

@@ -16,6 +16,14 @@ use crate::types::*;
 /// The receiver of the autoref probes: how many `&` it takes to find an impl picks the path.
 pub struct Out<T>(T);
 
+impl<T> std::fmt::Debug for Out<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Out")
+            .field(&std::any::type_name::<T>())
+            .finish()
+    }
+}
+
 impl<T> Out<T> {
     /// Wraps a value.
     pub fn new(value: T) -> Self {
@@ -82,10 +90,10 @@ macro_rules! block_content {
 
 /// `ContentBlock::Text(TextContent)` etc. share their variant's name minus `Content`.
 mod variants {
-    pub use crate::types::AudioContent as Audio;
-    pub use crate::types::EmbeddedResource as Resource;
-    pub use crate::types::ImageContent as Image;
-    pub use crate::types::TextContent as Text;
+    pub(crate) use crate::types::AudioContent as Audio;
+    pub(crate) use crate::types::EmbeddedResource as Resource;
+    pub(crate) use crate::types::ImageContent as Image;
+    pub(crate) use crate::types::TextContent as Text;
 }
 use variants::{Audio, Image, Resource, Text};
 block_content!(Text, Image, Audio, ResourceLink, Resource);
@@ -99,6 +107,14 @@ pub type Conversion<T> = (Convert<T>, Option<(Value, bool)>);
 /// Asks, once per tool, how its return type `T` becomes a result (autoref specialization:
 /// content types are preferred, any other `Serialize + JsonSchema` type is structured).
 pub struct Probe<T>(PhantomData<fn() -> T>);
+
+impl<T> std::fmt::Debug for Probe<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Probe")
+            .field(&std::any::type_name::<T>())
+            .finish()
+    }
+}
 
 impl<T> Probe<T> {
     /// A probe for `T`.
@@ -185,6 +201,7 @@ fn structured<T: Serialize>(value: T) -> CallToolResult {
 }
 
 /// How an error returned by a tool is reported.
+#[derive(Debug)]
 pub enum ErrorRoute {
     /// The model reads it (`isError`).
     Tool(String),

@@ -12,6 +12,7 @@ use crate::lowlevel::{BoxFuture, RequestContext};
 use crate::types::{Icon, Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 
 /// Why a read produced no contents.
+#[derive(Debug)]
 pub enum ReadFailure {
     /// Nothing is at that URI (answered `-32602` on 2026, `-32002` on 2025, with `data.uri`).
     NotFound,

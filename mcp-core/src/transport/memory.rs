@@ -115,6 +115,14 @@ pub struct RawConnection {
     task: JoinHandle<()>,
 }
 
+impl std::fmt::Debug for RawConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawConnection")
+            .field("server_running", &!self.task.is_finished())
+            .finish_non_exhaustive()
+    }
+}
+
 impl RawConnection {
     /// Starts `server` and connects to it.
     pub async fn open(server: impl IntoServer) -> Result<Self, McpError> {
