@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 
 const CATALOG: &[(&str, u32)] = &[("Espresso cup", 12), ("Travel mug", 24), ("Mug rack", 36)];
 

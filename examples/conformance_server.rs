@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 
 #[path = "conformance_server/tasks.rs"]
 mod tasks;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use modelctx::prelude::*;
 use modelctx::server::SchemaValidator;
+use modelctx::types::*;
 use serde_json::{json, Value};
 
 struct Product {

@@ -4,6 +4,7 @@
 //! Run: `cargo run --example lowlevel_lifespan` (serves over stdio).
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde_json::json;
 
 /// What the lifespan builds once at start.

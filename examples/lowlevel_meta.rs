@@ -3,6 +3,7 @@
 //! Run: `cargo run --example lowlevel_meta` (serves over stdio).
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde_json::{json, Map};
 
 async fn call_tool(_ctx: RequestContext, params: CallToolRequestParams) -> Result<CallToolResult> {

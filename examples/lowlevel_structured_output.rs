@@ -4,6 +4,7 @@
 //! Run: `cargo run --example lowlevel_structured_output` (serves over stdio).
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde_json::json;
 
 fn search_books_tool() -> Tool {

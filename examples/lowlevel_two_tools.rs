@@ -3,6 +3,7 @@
 //! Run: `cargo run --example lowlevel_two_tools` (serves over stdio).
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
 

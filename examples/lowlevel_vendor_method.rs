@@ -4,6 +4,7 @@
 //! Run: `cargo run --example lowlevel_vendor_method` (serves over stdio).
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

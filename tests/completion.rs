@@ -4,6 +4,7 @@
 
 use modelctx::prelude::*;
 use modelctx::server::{CompletionRequest, PromptDef, ResourceDef, State};
+use modelctx::types::*;
 use serde_json::{json, Value};
 
 struct Shop {

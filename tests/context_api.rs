@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use modelctx::prelude::*;
 use modelctx::transport::{HttpClientTransport, HttpConfig, RawConnection};
+use modelctx::types::*;
 use serde_json::{json, Value};
 use support::{handshake_with, modern, request};
 

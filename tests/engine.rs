@@ -11,6 +11,7 @@ use std::time::Duration;
 use modelctx::lowlevel::ServerOptions;
 use modelctx::prelude::*;
 use modelctx::transport::RawConnection;
+use modelctx::types::*;
 use serde_json::{json, Value};
 use support::*;
 use tokio::sync::Notify;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde_json::json;
 
 /// The about page.

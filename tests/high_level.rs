@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use modelctx::prelude::*;
 use modelctx::server::{SchemaValidator, ToolDef};
+use modelctx::types::*;
 use serde_json::{json, Value};
 
 /// Add two integers.

@@ -13,6 +13,7 @@ use modelctx::input::Elicited;
 use modelctx::prelude::*;
 use modelctx::request_state::{KeyRing, Sealer};
 use modelctx::transport::RawConnection;
+use modelctx::types::*;
 use serde_json::{json, Value};
 use support::{handshake, handshake_with, request, roundtrip};
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use modelctx::prelude::*;
 use modelctx::server::{PromptDef, RegistrationError, ResourceDef, ToolDef};
+use modelctx::types::*;
 use serde_json::json;
 
 /// Adds two numbers.

@@ -25,6 +25,7 @@ mod vendor;
 
 use modelctx::lowlevel::RESERVED_INITIALIZE;
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde_json::json;
 
 fn texts(result: &CallToolResult) -> Vec<&str> {

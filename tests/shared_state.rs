@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use modelctx::prelude::*;
 use modelctx::server::State;
 use modelctx::transport::{ChildProcess, Stderr};
+use modelctx::types::*;
 use serde_json::json;
 
 mod support;

@@ -9,6 +9,7 @@ mod support;
 
 use modelctx::client::{Client, ToolCallOutcome};
 use modelctx::prelude::*;
+use modelctx::types::*;
 use serde_json::json;
 
 #[allow(unreachable_pub)] // shared by two test crates, each using part of it

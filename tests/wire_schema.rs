@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use modelctx::prelude::*;
 use modelctx::transport::RawConnection;
+use modelctx::types::*;
 use serde_json::{json, Value};
 use support::*;
 
