@@ -70,7 +70,7 @@ async fn sign_up(ctx: RequestContext) -> Result<String, ToolError> {
 pub fn server() -> modelctx::Result<McpServer> {
     let server = McpServer::new("signup").version("1.0.0").tool(SignUpTool);
     Ok(match std::env::var("MCP_REQUEST_STATE_KEYS") {
-        Ok(keys) => server.request_state_keys(KeyRing::from_base64(&keys)?),
+        Ok(keys) => server.seal_request_state(KeyRing::from_base64(&keys)?),
         Err(_) => server,
     })
 }

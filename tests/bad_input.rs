@@ -401,10 +401,8 @@ async fn http_probe(port: u16) {
 async fn every_kind_of_bad_input_over_http() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let config = modelctx::transport::HttpConfig {
-        body_timeout: Duration::from_secs(1),
-        ..Default::default()
-    };
+    let mut config = modelctx::transport::HttpConfig::default();
+    config.body_timeout = Duration::from_secs(1);
     tokio::spawn(torture::server().serve_http_on(listener, config, std::future::pending()));
 
     // The JSON-RPC cases, one POST each: errors map to HTTP statuses.

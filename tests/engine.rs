@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use modelctx::lowlevel::ServerOptions;
 use modelctx::prelude::*;
 use modelctx::transport::RawConnection;
 use modelctx::types::*;
@@ -366,10 +365,8 @@ async fn requests_run_concurrently_and_answers_go_out_as_they_finish() {
 async fn in_flight_requests_are_bounded_and_reading_stops_at_the_bound() {
     let started = Arc::new(AtomicUsize::new(0));
     let release = Arc::new(tokio::sync::Semaphore::new(0));
-    let mut server = Server::new("bounded").options(ServerOptions {
-        max_in_flight: 2,
-        ..ServerOptions::default()
-    });
+    let mut server = Server::new("bounded");
+    server.options_mut().max_in_flight = 2;
     let (s, r) = (started.clone(), release.clone());
     server.on_call_tool(move |_, _| {
         let (started, release) = (s.clone(), r.clone());
@@ -490,10 +487,8 @@ async fn a_panic_is_an_internal_error_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn duplicate_ids_in_flight_and_oversized_lines_are_refused() {
-    let mut server = tools_server().options(ServerOptions {
-        max_message_bytes: 300,
-        ..ServerOptions::default()
-    });
+    let mut server = tools_server();
+    server.options_mut().max_message_bytes = 300;
     server.on_call_tool(|_, p| async move {
         if p.name == "wait" {
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -979,10 +974,8 @@ async fn built_in_ping_and_discover_are_replaceable_and_entries_removable() {
 /// reader: the answer arrives while the only slot is taken.
 #[tokio::test]
 async fn a_client_answer_gets_through_when_every_slot_is_taken() {
-    let mut server = tools_server().options(ServerOptions {
-        max_in_flight: 1,
-        ..ServerOptions::default()
-    });
+    let mut server = tools_server();
+    server.options_mut().max_in_flight = 1;
     server.on_call_tool(|ctx, _| async move {
         let roots: ListRootsResult = ctx.session().request("roots/list", json!({})).await?;
         Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))

@@ -184,13 +184,11 @@ async fn the_2026_wire_checks_headers_and_maps_statuses() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_2025_wire_has_sessions_that_end() {
-    let config = HttpConfig {
-        session_idle_timeout: Duration::from_secs(1),
-        max_sessions: 2,
-        // The global cap is what this test checks: one client may take both sessions.
-        max_sessions_per_client: 2,
-        ..HttpConfig::default()
-    };
+    let mut config = HttpConfig::default();
+    config.session_idle_timeout = Duration::from_secs(1);
+    config.max_sessions = 2;
+    // The global cap is what this test checks: one client may take both sessions.
+    config.max_sessions_per_client = 2;
     let (port, stop, task) = start(config).await;
     let init = initialize_body();
     let opened = send(port, "POST", &[], &init).await;
@@ -278,10 +276,8 @@ async fn the_2025_wire_has_sessions_that_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foreign_hosts_origins_and_big_bodies_are_refused() {
-    let config = HttpConfig {
-        max_body_bytes: 1024,
-        ..HttpConfig::default()
-    };
+    let mut config = HttpConfig::default();
+    config.max_body_bytes = 1024;
     let (port, stop, task) = start(config).await;
     let v = ("MCP-Protocol-Version", "2026-07-28");
     let discover = modern(1, "server/discover", json!({}));
@@ -700,10 +696,8 @@ async fn param_headers_notifications_timeouts_and_mounting() {
     .unwrap()
     .description("Never answers.");
     let server = McpServer::new("mounted").tool(echo).tool(stuck);
-    let config = HttpConfig {
-        request_timeout: Duration::from_millis(300),
-        ..HttpConfig::default()
-    };
+    let mut config = HttpConfig::default();
+    config.request_timeout = Duration::from_millis(300);
     let http = McpHttp::new(server, config).await.unwrap();
     // Mounted inside an app of our own, under a path of our own.
     let app = axum::Router::new()

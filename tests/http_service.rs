@@ -89,10 +89,8 @@ async fn a_2026_tools_call_and_discover_through_the_service() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_configured_path_is_the_one_served() {
-    let config = HttpConfig {
-        path: "/api/mcp".into(),
-        ..HttpConfig::default()
-    };
+    let mut config = HttpConfig::default();
+    config.path = "/api/mcp".into();
     let http = McpHttp::new(server(), config).await.unwrap();
     let call = support::modern(1, "tools/call", json!({"name": "hello", "arguments": {}}));
     let (status, _, answer) = oneshot(http.clone(), modern_post("/api/mcp", &call)).await;
@@ -104,18 +102,14 @@ async fn the_configured_path_is_the_one_served() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     http.stop().await;
 
-    let bad = HttpConfig {
-        path: "mcp".into(),
-        ..HttpConfig::default()
-    };
+    let mut bad = HttpConfig::default();
+    bad.path = "mcp".into();
     let err = McpHttp::new(server(), bad).await.unwrap_err();
     assert!(err.to_string().contains("must start with `/`"), "{err}");
     // Route patterns are refused too (axum would take them for parameters, or panic).
     for path in ["/a/{id}", "/a/:id", "/a/*rest"] {
-        let bad = HttpConfig {
-            path: path.into(),
-            ..HttpConfig::default()
-        };
+        let mut bad = HttpConfig::default();
+        bad.path = path.into();
         let err = McpHttp::new(server(), bad).await.unwrap_err();
         assert!(
             err.to_string().contains("nor a segment starting"),

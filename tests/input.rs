@@ -511,7 +511,7 @@ async fn every_bad_state_gets_the_same_error_and_the_real_reason_is_logged() {
     let _guard = tracing::subscriber::set_default(capture.clone());
     let key = KeyRing::generate_key();
     let ring = || KeyRing::from_base64(&key).unwrap();
-    let mut conn = RawConnection::open(server().request_state_keys(ring()))
+    let mut conn = RawConnection::open(server().seal_request_state(ring()))
         .await
         .unwrap();
     let state = first_state(&mut conn, "greet", json!({})).await;
@@ -577,7 +577,7 @@ async fn every_bad_state_gets_the_same_error_and_the_real_reason_is_logged() {
     conn.close().await;
 
     // Another key ring cannot open it; a ring that still holds the old key can (rotation).
-    let mut stranger = RawConnection::open(server().request_state_keys(KeyRing::random()))
+    let mut stranger = RawConnection::open(server().seal_request_state(KeyRing::random()))
         .await
         .unwrap();
     capture.take();
@@ -589,7 +589,7 @@ async fn every_bad_state_gets_the_same_error_and_the_real_reason_is_logged() {
     assert!(capture.take().join("\n").contains("not in the key ring"));
     stranger.close().await;
     let rotated = KeyRing::from_base64(&format!("{},{key}", KeyRing::generate_key())).unwrap();
-    let mut replica = RawConnection::open(server().request_state_keys(rotated))
+    let mut replica = RawConnection::open(server().seal_request_state(rotated))
         .await
         .unwrap();
     let ok = retry(&mut replica, "greet", json!({}), &state).await;
@@ -602,7 +602,7 @@ async fn an_expired_state_is_refused() {
     let capture = Capture::default();
     let _guard = tracing::subscriber::set_default(capture.clone());
     let sealer = Sealer::new(KeyRing::random()).ttl(Duration::ZERO);
-    let mut conn = RawConnection::open(server().request_state_keys(sealer))
+    let mut conn = RawConnection::open(server().seal_request_state(sealer))
         .await
         .unwrap();
     let state = first_state(&mut conn, "greet", json!({})).await;

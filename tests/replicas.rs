@@ -260,9 +260,9 @@ async fn served_by_either_replica(config: impl Fn() -> HttpConfig) {
 
 /// Unused past the idle timeout, a session is gone on both replicas.
 async fn expires_on_both(config: impl Fn() -> HttpConfig) {
-    let idle = |c: HttpConfig| HttpConfig {
-        session_idle_timeout: Duration::from_millis(1200),
-        ..c
+    let idle = |mut c: HttpConfig| {
+        c.session_idle_timeout = Duration::from_millis(1200);
+        c
     };
     let (a, stop_a, _a_task, _) = replica(idle(config())).await;
     let (b, stop_b, _b_task, _) = replica(idle(config())).await;
@@ -389,9 +389,10 @@ const REFRESH: Duration = Duration::from_millis(200);
 /// A GET stream held open on B learns of a subscription made through A while no request
 /// reaches B: B refreshes the session from the store while the stream is open.
 async fn an_open_get_stream_follows_the_store(config: impl Fn() -> HttpConfig) {
-    let refreshing = || HttpConfig {
-        session_refresh: REFRESH,
-        ..config()
+    let refreshing = || {
+        let mut c = config();
+        c.session_refresh = REFRESH;
+        c
     };
     let (a, stop_a, _a_task, _) = replica(refreshing()).await;
     let (b, stop_b, _b_task, b_handle) = replica(refreshing()).await;

@@ -18,6 +18,7 @@ pub mod events;
 #[cfg(feature = "http")]
 mod fetch;
 pub mod frontmatter;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod input;

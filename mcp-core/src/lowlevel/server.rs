@@ -27,7 +27,11 @@ pub type ParamHeaders = Arc<dyn Fn(&str) -> Vec<(String, Vec<String>)> + Send + 
 pub const RESERVED_INITIALIZE: &str = "'initialize' is handled by the server runner and cannot be overridden; use Server::middleware to observe or wrap initialization";
 
 /// Limits and switches of the engine. Every default is named here.
+///
+/// New options may be added in a minor release: start from the defaults and change fields in
+/// place, `server.options_mut().max_in_flight = 8;`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ServerOptions {
     /// Requests one connection may have running at once; when reached, the engine stops
     /// reading from that connection until one finishes (backpressure). Default 64.
@@ -263,12 +267,6 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
-    /// Replaces the engine's limits and switches.
-    pub fn options(mut self, options: ServerOptions) -> Self {
-        self.options = options;
-        self
-    }
-
     /// Seals the `requestState` of 2026 `input_required` results (the one line that turns it
     /// on for a low-level server; [`McpServer`](crate::server::McpServer) seals by default).
     /// Handlers keep writing and reading their state in plain text
@@ -331,12 +329,13 @@ impl<S: Send + Sync + 'static> Server<S> {
         &mut self.info
     }
 
-    /// The engine options.
-    pub fn server_options(&self) -> &ServerOptions {
+    /// The engine's limits and switches ([`ServerOptions`]); change them with
+    /// [`options_mut`](Self::options_mut).
+    pub fn options(&self) -> &ServerOptions {
         &self.options
     }
 
-    /// Mutable access to the engine options.
+    /// The engine's limits and switches, to change: `server.options_mut().max_in_flight = 8;`.
     pub fn options_mut(&mut self) -> &mut ServerOptions {
         &mut self.options
     }

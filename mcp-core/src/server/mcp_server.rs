@@ -186,7 +186,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     /// Seals 2026 `requestState` with these keys instead of the per-process random key that is
     /// the default (which does not survive a restart and is not shared between replicas). Give
     /// every replica the same ring; see [`KeyRing`](crate::request_state::KeyRing).
-    pub fn request_state_keys(mut self, sealer: impl Into<crate::request_state::Sealer>) -> Self {
+    pub fn seal_request_state(mut self, sealer: impl Into<crate::request_state::Sealer>) -> Self {
         self.lowlevel.seal_request_state(sealer);
         self
     }

@@ -23,7 +23,6 @@ mod tool;
 mod tool_error;
 mod uri_template;
 
-pub use crate::base64::encode as base64_encode;
 pub use crate::validator::SchemaValidator;
 pub use completion::{Completer, CompletionRequest, IntoCompleter, MAX_COMPLETIONS};
 pub use features::not_found;

@@ -92,7 +92,8 @@ pub struct Completion {
 pub struct CompleteResult {
     /// The values.
     pub completion: Completion,
-    /// Metadata.
+    /// `_meta` of this `completion/complete` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -77,7 +77,8 @@ pub struct TextContent {
     /// Display hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// `_meta` of this text block: extension data for the receiving application, kept as-is;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -93,7 +94,8 @@ pub struct ImageContent {
     /// Display hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// `_meta` of this image block: extension data for the receiving application, kept as-is;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -109,7 +111,8 @@ pub struct AudioContent {
     /// Display hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// `_meta` of this audio block: extension data for the receiving application, kept as-is;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -140,7 +143,8 @@ pub struct ResourceLink {
     /// Icons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// `_meta` of this link block (not of the linked resource): extension data the receiver may
+    /// ignore; keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -153,7 +157,8 @@ pub struct EmbeddedResource {
     /// Display hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// `_meta` of the embedding block (the embedded contents carry their own): extension data
+    /// the receiver may ignore; keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -201,7 +206,8 @@ pub struct TextResourceContents {
     pub mime_type: Option<String>,
     /// The text.
     pub text: String,
-    /// Metadata.
+    /// `_meta` of this text part of a resource: extension data the receiver may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -217,7 +223,8 @@ pub struct BlobResourceContents {
     pub mime_type: Option<String>,
     /// Base64 bytes.
     pub blob: String,
-    /// Metadata.
+    /// `_meta` of this binary part of a resource: extension data the receiver may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -34,7 +34,8 @@ pub struct InitializeResult {
     /// How to use the server (for the model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// Metadata.
+    /// `_meta` of the 2025 `initialize` result (the server's identity is `server_info`);
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -50,7 +51,8 @@ pub struct DiscoverResult {
     /// How to use the server (for the model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// Metadata.
+    /// `_meta` of the `server/discover` result; keys are `prefix/name`. The engine adds
+    /// `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

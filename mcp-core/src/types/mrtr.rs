@@ -30,7 +30,8 @@ pub struct InputRequiredResult {
     /// Opaque state the client echoes on its retry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
-    /// Metadata.
+    /// `_meta` of this `input_required` result; keys are `prefix/name`. The 2026 engine adds
+    /// `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -26,7 +26,8 @@ pub struct ProgressNotificationParams {
     /// A human-readable message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// Metadata.
+    /// `_meta` of this progress notification (the token is `progress_token`, not here);
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -41,7 +42,8 @@ pub struct CancelledNotificationParams {
     /// Why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Metadata.
+    /// `_meta` of this cancellation notice: protocol or vendor metadata;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -49,7 +51,8 @@ pub struct CancelledNotificationParams {
 /// Params of a notification that carries only `_meta` (the list-changed family).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NotificationParams {
-    /// Metadata.
+    /// The notification's only member. Sent on a 2026 `subscriptions/listen` stream, it is
+    /// tagged by the engine with `io.modelcontextprotocol/subscriptionId`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

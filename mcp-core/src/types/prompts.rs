@@ -22,7 +22,8 @@ pub struct Prompt {
     /// Icons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// `_meta` of this prompt's definition (as listed): extension data clients may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -62,7 +63,8 @@ pub struct ListPromptsResult {
     /// Cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// `_meta` of this `prompts/list` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -99,7 +101,8 @@ pub struct GetPromptResult {
     pub description: Option<String>,
     /// The messages.
     pub messages: Vec<PromptMessage>,
-    /// Metadata.
+    /// `_meta` of this `prompts/get` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -30,7 +30,8 @@ pub struct Resource {
     /// Icons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// `_meta` of this resource's listing entry (not of its contents): extension data clients
+    /// may ignore; keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -58,7 +59,8 @@ pub struct ResourceTemplate {
     /// Icons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// `_meta` of this template's listing entry: extension data clients may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -72,7 +74,8 @@ pub struct ListResourcesResult {
     /// Cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// `_meta` of this `resources/list` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -86,7 +89,8 @@ pub struct ListResourceTemplatesResult {
     /// Cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// `_meta` of this `resources/templates/list` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -113,7 +117,8 @@ pub struct ReadResourceRequestParams {
 pub struct ReadResourceResult {
     /// The contents (one or more parts).
     pub contents: Vec<ResourceContents>,
-    /// Metadata.
+    /// `_meta` of the whole read (each part has its own); on 2026-07-28 the engine adds
+    /// `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -133,7 +138,8 @@ pub struct SubscribeRequestParams {
 pub struct ResourceUpdatedNotificationParams {
     /// The URI that changed.
     pub uri: String,
-    /// Metadata.
+    /// `_meta` of this update notice; sent on a 2026 `subscriptions/listen` stream, it is
+    /// tagged by the engine with `io.modelcontextprotocol/subscriptionId`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

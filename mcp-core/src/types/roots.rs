@@ -12,7 +12,8 @@ pub struct Root {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Metadata.
+    /// `_meta` of this root: extension data the server may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -12,7 +12,8 @@ pub struct SamplingMessage {
     pub role: Role,
     /// A content block (`text`, `image`, `audio`, `tool_use`, `tool_result`) or an array of them.
     pub content: Value,
-    /// Metadata.
+    /// `_meta` of this message in the conversation: extension data the receiver may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -67,7 +68,8 @@ pub struct CreateMessageResult {
     /// Why generation stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
-    /// Metadata.
+    /// `_meta` of the client's sampling answer: protocol or vendor metadata;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -102,7 +104,8 @@ pub struct ToolUseContent {
     pub name: String,
     /// Its arguments.
     pub input: JsonObject,
-    /// Metadata.
+    /// `_meta` of this tool-use block: extension data the receiver may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -121,7 +124,8 @@ pub struct ToolResultContent {
     /// The tool failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
-    /// Metadata.
+    /// `_meta` of this tool-result block: extension data the receiver may ignore;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

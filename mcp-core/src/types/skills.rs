@@ -125,7 +125,8 @@ pub struct ListSkillsResult {
     /// Cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// `_meta` of this `skills/list` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -142,7 +143,8 @@ pub struct GetSkillRequestParams {
 pub struct GetSkillResult {
     /// The skill's entry.
     pub skill: Skill,
-    /// Metadata.
+    /// `_meta` of this `skills/get` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -40,7 +40,8 @@ pub struct SubscriptionsListenRequestParams {
 /// subscription id to `_meta`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SubscriptionsListenResult {
-    /// Metadata.
+    /// `_meta` of the final result: the 2026 engine sets `io.modelcontextprotocol/subscriptionId`
+    /// here, and adds `io.modelcontextprotocol/serverInfo` unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -65,7 +65,8 @@ pub struct TaskMetadata {
 pub struct CreateTaskResult {
     /// The created task.
     pub task: Task,
-    /// Metadata.
+    /// `_meta` of this task-creation result (2025): protocol or vendor metadata;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -93,7 +94,8 @@ pub struct ListTasksResult {
     /// Cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// `_meta` of this `tasks/list` result (2025): protocol or vendor metadata;
+    /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

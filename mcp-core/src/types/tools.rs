@@ -31,7 +31,8 @@ pub struct Tool {
     /// 2025-11-25 only: task support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution: Option<JsonObject>,
-    /// Metadata.
+    /// `_meta` of this tool's definition (as listed, not of its calls): extension data clients
+    /// may ignore; keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
@@ -116,7 +117,8 @@ pub struct ListToolsResult {
     /// Cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// `_meta` of this `tools/list` result (keys are `prefix/name`). On 2026-07-28
+    /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

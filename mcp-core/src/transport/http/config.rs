@@ -3,7 +3,19 @@
 use std::time::Duration;
 
 /// Limits and allow-lists of the HTTP endpoint.
+///
+/// New settings may be added in a minor release: start from the defaults and change fields in
+/// place.
+///
+/// ```
+/// use modelctx_core::transport::HttpConfig;
+///
+/// let mut config = HttpConfig::default();
+/// config.max_sessions = 1_000;
+/// config.path = "/api/mcp".into();
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// Accepted `Host` names (without port); empty accepts any. Default: the loopback names
     /// `localhost`, `127.0.0.1`, `[::1]`. `serve_http_on` bound to a

@@ -234,7 +234,8 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
     /// use modelctx_core::transport::HttpConfig;
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    /// let config = HttpConfig { path: "/".into(), ..HttpConfig::default() };
+    /// let mut config = HttpConfig::default();
+    /// config.path = "/".into();
     /// # drop(stop);
     /// modelctx_core::lowlevel::Server::new("demo")
     ///     .serve_http_on(listener, config, async { let _ = stopped.await; })
