@@ -23,7 +23,8 @@ for crate in modelctx modelctx-core modelctx-macros; do
   json="$target/doc/${crate//-/_}.json"
   snapshot="public-api/$crate.txt"
   if [ "${1:-}" = --bless ]; then
-    python3 scripts/public_api.py "$json" > "$snapshot"
+    python3 scripts/public_api.py "$json" > "$snapshot.new"
+    mv "$snapshot.new" "$snapshot"
     echo "public-api: wrote $snapshot ($(wc -l < "$snapshot") items)"
   elif ! python3 scripts/public_api.py "$json" | diff -u "$snapshot" - ; then
     echo "public-api: $crate's public API differs from $snapshot (above); if the change is meant, run scripts/public-api.sh --bless and commit the snapshot" >&2

@@ -12,9 +12,18 @@ JSON with the installed nightly toolchain and compares against the checked-in sn
 import json
 import sys
 
+# The rustdoc JSON layout this script reads (nightly 2026-05-19).
+FORMAT_VERSION = 57
+# Impls the compiler adds for a derive, not part of what a user writes against.
+COMPILER_IMPLS = ("StructuralPartialEq",)
+
 
 def main():
     doc = json.load(open(sys.argv[1]))
+    if doc.get("format_version") != FORMAT_VERSION:
+        # Another nightly writes another JSON layout: refuse rather than print a wrong API.
+        sys.exit(f"public_api.py reads rustdoc JSON format {FORMAT_VERSION}, this is "
+                 f"{doc.get('format_version')}: update the script with the nightly")
     index = doc["index"]
     paths = doc["paths"]
     lines = set()
@@ -181,6 +190,9 @@ def main():
             local = target is not None and str(target) in index
             if inner.get("is_glob"):
                 if local:
+                    if ("glob", target, path) in seen:  # `pub use super::*` loops
+                        return
+                    seen.add(("glob", target, path))
                     t = index[str(target)]
                     if "module" in t["inner"]:
                         for child in t["inner"]["module"]["items"]:
@@ -218,7 +230,17 @@ def main():
             if kind == "enum":
                 for v in inner["variants"]:
                     vi = index[str(v)]
-                    lines.add(f"pub {here}::{vi['name']}")
+                    vk = vi["inner"]["variant"]["kind"]
+                    payload = ""
+                    if isinstance(vk, dict) and "tuple" in vk:
+                        payload = "(" + ", ".join(
+                            ty(index[str(f)]["inner"]["struct_field"]) if f is not None else "_"
+                            for f in vk["tuple"]) + ")"
+                    elif isinstance(vk, dict) and "struct" in vk:
+                        payload = " { " + ", ".join(
+                            f"{index[str(f)]['name']}: {ty(index[str(f)]['inner']['struct_field'])}"
+                            for f in vk["struct"]["fields"]) + " }"
+                    lines.add(f"pub {here}::{vi['name']}{payload}")
             for impl_id in inner.get("impls", []):
                 impl = index[str(impl_id)]["inner"]["impl"]
                 if impl.get("is_synthetic") or impl.get("blanket_impl") is not None:
@@ -226,9 +248,9 @@ def main():
                 if impl.get("trait") is None:
                     for child in impl["items"]:
                         member(child, here, trait=False)
-                else:
+                elif impl["trait"].get("path", "").split("::")[-1] not in COMPILER_IMPLS:
                     neg = "!" if impl.get("is_negative") else ""
-                    lines.add(f"impl{generics_decl(impl['generics'])} {neg}{path_text(impl['trait'])} for {ty(impl['for'])}")
+                    lines.add(f"impl{generics_decl(impl['generics'])} {neg}{path_text(impl['trait'])} for {ty(impl['for'])} (at {here})")
         elif kind == "function":
             lines.add("pub " + fn_text(item, path + "::"))
         elif kind == "constant":

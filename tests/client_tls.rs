@@ -27,7 +27,7 @@ async fn tls_server() -> (String, CertificateDer<'static>, tokio::task::JoinHand
     let http = McpHttp::new(McpServer::new("tls").tool(EchoTool), HttpConfig::default())
         .await
         .unwrap();
-    let (port, cert, task) = serve_tls(http.router_at("/mcp")).await;
+    let (port, cert, task) = serve_tls(http.axum_router()).await;
     (format!("https://localhost:{port}/mcp"), cert, task)
 }
 

@@ -699,10 +699,10 @@ async fn param_headers_notifications_timeouts_and_mounting() {
     let mut config = HttpConfig::default();
     config.request_timeout = Duration::from_millis(300);
     let http = McpHttp::new(server, config).await.unwrap();
-    // Mounted inside an app of our own, under a path of our own.
+    // Merged into an app of our own, at the configured path.
     let app = axum::Router::new()
         .route("/health", axum::routing::get(|| async { "ok" }))
-        .nest_service("/mcp", http.router());
+        .merge(http.axum_router());
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let server_task = tokio::spawn(async move {

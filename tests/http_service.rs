@@ -1,6 +1,6 @@
 //! `McpHttp` as a tower `Service`: called directly (hyper-util's tower adapter, which runs it
 //! with `oneshot`), under a tower layer served over a real socket on 127.0.0.1, and served by
-//! hyper itself. It serves `HttpConfig::path` and answers the way `router_at` does.
+//! hyper itself. It serves `HttpConfig::path`, as `McpHttp::axum_router()` does.
 
 mod support;
 
@@ -233,10 +233,12 @@ async fn wrong_path_404_and_bad_method_405_as_the_router_answers() {
         ("GET", "/mcp", StatusCode::METHOD_NOT_ALLOWED),
     ] {
         let (got, headers, _) = oneshot(http.clone(), request(method, path)).await;
-        let (want, router_headers, _) =
-            oneshot(http.router_at("/mcp"), request(method, path)).await;
+        let (want, router_headers, _) = oneshot(http.axum_router(), request(method, path)).await;
         assert_eq!((method, path, got), (method, path, status));
-        assert_eq!(want, status, "router_at answers {method} {path} the same");
+        assert_eq!(
+            want, status,
+            "axum_router() answers {method} {path} the same"
+        );
         if status == StatusCode::METHOD_NOT_ALLOWED {
             assert_eq!(headers["allow"], "GET, POST, DELETE");
             assert_eq!(router_headers["allow"], "GET, POST, DELETE");

@@ -1,4 +1,5 @@
-//! Code generation: a `ToolDef` per tool, reached through `::mcp` paths only.
+//! Code generation: a `ToolDef` per tool, reached through paths of the runtime crate only
+//! (`#RT`, see `runtime.rs`).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};

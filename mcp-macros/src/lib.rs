@@ -88,6 +88,33 @@ use crate::runtime::{Scope, RT};
 /// assert_eq!(server.tool_names(), ["search"]);
 /// ```
 ///
+/// The other keys: a description that is not the doc comment, the remaining hints, a task for
+/// long work, and the runtime's path through a re-export:
+///
+/// ```
+/// use modelctx::prelude::*;
+///
+/// mod sdk {
+///     pub use modelctx as rt;
+/// }
+///
+/// #[tool(
+///     description = "Delete every book of an author.",
+///     destructive,
+///     idempotent,
+///     task = "optional",
+///     crate = "crate::sdk::rt",
+/// )]
+/// async fn purge_author(author: String) -> String {
+///     format!("purged {author}")
+/// }
+///
+/// fn main() {
+///     let server = McpServer::new("books").tool(PurgeAuthorTool);
+///     assert_eq!(server.tool_names(), ["purge_author"]);
+/// }
+/// ```
+///
 /// On a free function `search_books`, the function stays as written and a unit struct
 /// `SearchBooksTool` is generated for `McpServer::tool(SearchBooksTool)` (declared in a module
 /// `search_books_tool` and imported with a glob, with the function's visibility). A type of your
@@ -122,8 +149,8 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// Keys after the URI, all optional: `name = ".."` (default: the function's name),
 /// `title = ".."`, `description = ".."` (default: the doc comment), `mime_type = ".."`,
-/// `icon = "url"` (once per icon), `meta = r#"{..}"#` (a JSON object) and `scopes = [".."]`.
-/// A variable's parameter takes `#[arg(rename = "..")]` (the variable's name),
+/// `icon = "url"` (once per icon), `meta = r#"{..}"#` (a JSON object), `scopes = [".."]` and
+/// `crate = "path"` (as on `#[tool]`). A variable's parameter takes `#[arg(rename = "..")]` (the variable's name),
 /// `#[arg(description = "..")]` and `#[arg(complete = f)]` (see `#[prompt]`).
 ///
 /// ```
@@ -173,7 +200,8 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// Keys, all optional: `name = ".."` (default: the function's name), `title = ".."`,
 /// `description = ".."` (default: the doc comment), `icon = "url"` (once per icon),
-/// `meta = r#"{..}"#` (a JSON object) and `scopes = [".."]`.
+/// `meta = r#"{..}"#` (a JSON object), `scopes = [".."]` and `crate = "path"` (as on
+/// `#[tool]`).
 ///
 /// A parameter takes `#[arg(description = "..")]` (default: its doc comment),
 /// `#[arg(rename = "..")]` (the argument's name) and `#[arg(complete = f)]`, which names the
@@ -242,6 +270,9 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `fn f(&self, typed: &str) -> Vec<String>` or `fn f(&self, req: CompletionRequest<S>)`,
 /// plain or `async`.
 ///
+/// `#[tools]` takes one key, `crate = "path"` (as on `#[tool]`), for every method of the block;
+/// each method is configured with its own `#[tool(..)]`, `#[resource(..)]` or `#[prompt(..)]`.
+///
 /// ```
 /// use std::sync::Mutex;
 ///
@@ -288,9 +319,9 @@ fn with_runtime(
     args: TokenStream2,
     expand: impl FnOnce(TokenStream2) -> TokenStream2,
 ) -> TokenStream2 {
-    let (_scope, args, error) = Scope::enter(args);
+    let (_scope, args, errors) = Scope::enter(args);
     let mut out = expand(args);
-    if let Some(error) = error {
+    for error in errors {
         out.extend(error.to_compile_error());
     }
     out

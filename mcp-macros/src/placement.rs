@@ -216,8 +216,14 @@ fn skip_prefixed_literal(bytes: &[u8], word: &str, i: usize) -> Option<usize> {
         }
         Some(b'"') if matches!(word, "b" | "c") => Some(skip_string(bytes, i + 1)),
         Some(b'\'') if word == "b" => {
-            let text = std::str::from_utf8(bytes).ok()?;
-            Some(skip_quote(text, i))
+            // A few bytes from the quote on (a byte literal is short: `b'\x7f'`), not a pass
+            // over the rest of the file per literal.
+            let chunk = &bytes[i..(i + 16).min(bytes.len())];
+            let text = match std::str::from_utf8(chunk) {
+                Ok(text) => text,
+                Err(e) => std::str::from_utf8(&chunk[..e.valid_up_to()]).ok()?,
+            };
+            Some(i + skip_quote(text, 0))
         }
         Some(b'#') if raw => {
             let hashes = bytes[i..].iter().take_while(|&&b| b == b'#').count();

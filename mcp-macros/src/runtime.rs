@@ -59,27 +59,25 @@ pub(crate) struct Scope {
 
 impl Scope {
     /// Takes a `crate = "path"` key out of the attribute's arguments and sets the path for
-    /// this call. Gives back the other arguments, and an error on the string when it is not a
-    /// path.
-    pub(crate) fn enter(args: TokenStream) -> (Scope, TokenStream, Option<syn::Error>) {
-        let (rest, chosen) = take_crate_key(args);
-        let (path, error) = match chosen {
-            None => (default_path(), None),
-            Some(lit) => match lit.parse::<syn::Path>() {
-                Ok(path) => (path.into_token_stream(), None),
-                Err(_) => (
-                    default_path(),
-                    Some(syn::Error::new(
-                        lit.span(),
-                        format!(
-                            "`crate` takes the path of the `{PACKAGE}` crate, e.g. crate = \"::{PACKAGE}\" or crate = \"my_reexport\""
-                        ),
-                    )),
-                ),
-            },
+    /// this call. Gives back the other arguments, and the mistakes in the key (not a string,
+    /// not a path, given twice), each on the user's tokens.
+    pub(crate) fn enter(args: TokenStream) -> (Scope, TokenStream, Vec<syn::Error>) {
+        let (rest, chosen, mut errors) = take_crate_key(args);
+        let path = match chosen.map(|lit| (lit.parse::<syn::Path>(), lit)) {
+            None => default_path(),
+            Some((Ok(path), _)) => path.into_token_stream(),
+            Some((Err(_), lit)) => {
+                errors.push(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "`crate` takes the path of the `{PACKAGE}` crate, e.g. crate = \"::{PACKAGE}\" or crate = \"my_reexport\""
+                    ),
+                ));
+                default_path()
+            }
         };
         let previous = CURRENT.with(|c| c.borrow_mut().replace(path));
-        (Scope { previous }, rest, error)
+        (Scope { previous }, rest, errors)
     }
 }
 
@@ -90,39 +88,52 @@ impl Drop for Scope {
     }
 }
 
-/// Removes `crate = "..."` (and the comma after it) from the top level of an attribute's
-/// arguments.
-fn take_crate_key(args: TokenStream) -> (TokenStream, Option<syn::LitStr>) {
-    let tokens: Vec<TokenTree> = args.into_iter().collect();
-    let mut rest = Vec::with_capacity(tokens.len());
-    let mut chosen = None;
-    let mut i = 0;
-    while i < tokens.len() {
-        let is_key = matches!(&tokens[i], TokenTree::Ident(id) if id == "crate")
-            && matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
-        let lit = match (is_key, tokens.get(i + 2)) {
-            (true, Some(TokenTree::Literal(lit))) => {
-                syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into()).ok()
-            }
-            _ => None,
-        };
-        match lit {
-            Some(lit) => {
-                chosen = Some(lit);
-                i += 3;
-                if matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
-                    i += 1;
-                } else if matches!(rest.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
-                    rest.pop();
-                }
-            }
-            None => {
-                rest.push(tokens[i].clone());
-                i += 1;
-            }
+/// Removes the `crate = ..` entry (up to the next top-level comma) from an attribute's
+/// arguments: its string, and errors for a value that is not one string or a second `crate`.
+fn take_crate_key(args: TokenStream) -> (TokenStream, Option<syn::LitStr>, Vec<syn::Error>) {
+    // The arguments split at top-level commas (a group's commas are inside its one token).
+    let mut entries: Vec<Vec<TokenTree>> = vec![Vec::new()];
+    for token in args.clone() {
+        match &token {
+            TokenTree::Punct(p) if p.as_char() == ',' => entries.push(Vec::new()),
+            _ => entries.last_mut().map_or((), |entry| entry.push(token)),
         }
     }
-    (rest.into_iter().collect(), chosen)
+    let is_key = |entry: &[TokenTree]| {
+        matches!(entry.first(), Some(TokenTree::Ident(id)) if id == "crate")
+            && matches!(entry.get(1), Some(TokenTree::Punct(p)) if p.as_char() == '=')
+    };
+    if !entries.iter().any(|entry| is_key(entry)) {
+        // Nothing to take: the arguments go on exactly as written.
+        return (args, None, Vec::new());
+    }
+    let mut rest = TokenStream::new();
+    let (mut chosen, mut errors) = (None, Vec::new());
+    for entry in entries.into_iter().filter(|entry| !entry.is_empty()) {
+        if !is_key(&entry) {
+            if !rest.is_empty() {
+                rest.extend(quote!(,));
+            }
+            rest.extend(entry);
+            continue;
+        }
+        let value: TokenStream = entry[2..].iter().cloned().collect();
+        match syn::parse2::<syn::LitStr>(value.clone()) {
+            Ok(_) if chosen.is_some() => {
+                errors.push(syn::Error::new_spanned(&entry[0], "`crate` is given twice"))
+            }
+            Ok(lit) => chosen = Some(lit),
+            Err(_) => errors.push(syn::Error::new_spanned(
+                if value.is_empty() {
+                    entry[1].to_token_stream()
+                } else {
+                    value
+                },
+                "`crate` takes a string: crate = \"path::to::modelctx\"",
+            )),
+        }
+    }
+    (rest, chosen, errors)
 }
 
 /// `::key` for the dependency key that renames the package in the manifest of the crate
@@ -131,8 +142,9 @@ fn default_path() -> TokenStream {
     let key = std::env::var_os("CARGO_MANIFEST_DIR")
         .and_then(|dir| std::fs::read_to_string(std::path::Path::new(&dir).join("Cargo.toml")).ok())
         .and_then(|manifest| renamed_key(&manifest));
-    let name = key.unwrap_or_else(|| PACKAGE.to_owned()).replace('-', "_");
-    let ident = syn::Ident::new(&name, proc_macro2::Span::call_site());
+    let ident = key
+        .and_then(|key| syn::parse_str::<syn::Ident>(&key.replace('-', "_")).ok())
+        .unwrap_or_else(|| syn::Ident::new(PACKAGE, proc_macro2::Span::call_site()));
     quote!(::#ident)
 }
 
@@ -150,19 +162,25 @@ fn renamed_key(manifest: &str) -> Option<String> {
     }
     let mut table = Table::Other;
     for line in manifest.lines() {
-        let line = line.split('#').next().unwrap_or("").trim();
+        let line = without_comment(line).trim();
         if let Some(header) = line.strip_prefix('[') {
             let header = header.trim_start_matches('[').trim_end_matches(']').trim();
-            let parts: Vec<&str> = header.split('.').map(str::trim).collect();
+            let parts: Vec<&str> = header.split('.').map(|p| unquote(p.trim())).collect();
             let is_list = |s: &str| {
                 matches!(
                     s,
                     "dependencies" | "dev-dependencies" | "build-dependencies"
                 )
             };
+            // The package's own tables only: `[dependencies]`, `[dependencies.key]`, and
+            // `[target.'cfg(..)'.dependencies]` (whose middle part may hold dots itself), not
+            // `[workspace.dependencies]` or `[package.metadata.*.dependencies]`.
+            let own = parts
+                .first()
+                .is_some_and(|first| is_list(first) || *first == "target");
             table = match parts.as_slice() {
-                [.., last] if is_list(last) => Table::List,
-                [.., list, key] if is_list(list) => Table::One(unquote(key).to_owned()),
+                [.., last] if own && is_list(last) => Table::List,
+                [.., list, key] if own && is_list(list) => Table::One((*key).to_owned()),
                 _ => Table::Other,
             };
             continue;
@@ -191,6 +209,20 @@ fn names_package(value: &str) -> bool {
         pair.split_once('=')
             .is_some_and(|(k, v)| unquote(k.trim()) == "package" && unquote(v.trim()) == PACKAGE)
     })
+}
+
+/// The line up to a `#` that is not inside a string.
+fn without_comment(line: &str) -> &str {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '#') => return &line[..i],
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    line
 }
 
 fn unquote(s: &str) -> &str {
@@ -226,6 +258,14 @@ mod tests {
     }
 
     #[test]
+    fn workspace_and_metadata_tables_are_not_the_packages_own() {
+        let manifest = "[workspace.dependencies]\nrt = { package = \"modelctx\" }\n[package.metadata.x.dependencies]\nrt2 = { package = \"modelctx\" }\n";
+        assert_eq!(renamed_key(manifest), None);
+        let manifest = "[dependencies]\nrt = { git = \"https://x/y#main\", package = \"modelctx\" } # pinned\n";
+        assert_eq!(renamed_key(manifest).as_deref(), Some("rt"));
+    }
+
+    #[test]
     fn other_packages_and_tables_are_ignored() {
         let manifest = "[package]\npackage = \"modelctx\"\n[dependencies]\ncore = { package = \"modelctx-core\" }\n";
         assert_eq!(renamed_key(manifest), None);
@@ -233,14 +273,31 @@ mod tests {
 
     #[test]
     fn the_crate_key_is_taken_out_of_the_arguments() {
-        let (rest, lit) = take_crate_key(quote!(name = "x", crate = "my::rt", read_only));
+        let (rest, lit, errors) = take_crate_key(quote!(name = "x", crate = "my::rt", read_only));
         assert_eq!(rest.to_string(), quote!(name = "x", read_only).to_string());
         assert_eq!(lit.map(|l| l.value()).as_deref(), Some("my::rt"));
-        let (rest, lit) = take_crate_key(quote!("books://{id}", crate = "rt"));
+        assert!(errors.is_empty());
+        let (rest, lit, _) = take_crate_key(quote!("books://{id}", crate = "rt",));
         assert_eq!(rest.to_string(), quote!("books://{id}").to_string());
         assert_eq!(lit.map(|l| l.value()).as_deref(), Some("rt"));
-        let (rest, lit) = take_crate_key(quote!(read_only));
+        let (rest, lit, _) = take_crate_key(quote!(read_only, icon = "a",));
+        assert_eq!(rest.to_string(), quote!(read_only, icon = "a",).to_string());
+        assert!(lit.is_none());
+        let (rest, lit, _) = take_crate_key(quote!(crate = "rt"));
+        assert!(rest.is_empty());
+        assert!(lit.is_some());
+    }
+
+    #[test]
+    fn a_crate_key_that_is_not_one_string_is_an_error() {
+        let (rest, lit, errors) = take_crate_key(quote!(crate = my::rt, read_only));
         assert_eq!(rest.to_string(), "read_only");
         assert!(lit.is_none());
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].to_string().contains("takes a string"));
+        let (_, lit, errors) = take_crate_key(quote!(crate = "a", crate = "b"));
+        assert_eq!(lit.map(|l| l.value()).as_deref(), Some("a"));
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].to_string().contains("given twice"));
     }
 }

@@ -206,7 +206,7 @@ impl ResourceServer {
     /// # use modelctx_core::transport::axum;
     /// # fn run(auth: modelctx_core::auth::ResourceServer, mcp: axum::Router) {
     /// let app: axum::Router = axum::Router::new()
-    ///     .nest_service("/mcp", mcp)
+    ///     .merge(mcp)
     ///     .layer(auth.layer());
     /// # }
     /// ```

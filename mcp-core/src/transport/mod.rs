@@ -10,7 +10,7 @@ mod memory;
 mod stdio;
 mod wire;
 
-/// The axum version the HTTP transport is built on, for mounting [`McpHttp::router`].
+/// The axum version the HTTP transport is built on, for mounting [`McpHttp::axum_router`].
 #[cfg(feature = "http")]
 pub use axum;
 pub use child::{ChildProcess, Stderr, DEFAULT_CLOSE_TIMEOUT, DEFAULT_TERMINATE_TIMEOUT};

@@ -1,6 +1,6 @@
 //! Streamable HTTP for both eras at one URL: [`McpHttp`], a tower `Service` serving
-//! [`HttpConfig::path`] (run it under any tower stack), or an axum `Router` that can be mounted
-//! at any path ([`McpHttp::router`]), plus `serve_http` / `serve_http_on` methods on
+//! [`HttpConfig::path`] (run it under any tower stack), or the same endpoint as an axum `Router`
+//! to merge into an app of your own ([`McpHttp::axum_router`]), plus `serve_http` / `serve_http_on` methods on
 //! [`Server`](crate::lowlevel::Server) and [`McpServer`](crate::server::McpServer) for the
 //! common case.
 //!
@@ -65,9 +65,9 @@ use crate::lowlevel::{peek, HttpRequest, Peeked};
 ///   at its well-known paths) and answers `404` anywhere else. Put it under any tower layer,
 ///   hand it to hyper-util, or use it as the fallback of an axum app
 ///   (`Router::fallback_service`). The `Service` implementation below has an example;
-/// - as an axum [`Router`] from [`router`](Self::router) / [`router_at`](Self::router_at), to
-///   mount into an axum app of your own at a path of your choosing (which then replaces
-///   [`HttpConfig::path`]).
+/// - as an axum [`Router`] from [`axum_router`](Self::axum_router), the same endpoint at
+///   [`HttpConfig::path`], to merge into an axum app of your own. The path is set in one place,
+///   the config.
 ///
 /// Cloning is cheap (two reference counts) and every clone serves the same sessions.
 pub struct McpHttp<S> {
@@ -108,7 +108,7 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
         let shared = Arc::new(sessions::Shared::new(running, config));
         sessions::spawn_expiry(&shared);
         sessions::spawn_answers(&shared);
-        let service = build_router(&shared, &shared.config.path);
+        let service = build_router(&shared);
         Ok(Self { shared, service })
     }
 
@@ -117,30 +117,17 @@ impl<S: Send + Sync + 'static> McpHttp<S> {
         &self.shared.config.path
     }
 
-    /// The endpoint as an axum router serving `/`; mount it anywhere with
-    /// `Router::new().nest_service("/mcp", http.router())`. The prefix you nest it under is
-    /// then its path ([`HttpConfig::path`] is not used).
-    pub fn router(&self) -> Router {
-        self.router_at("/")
-    }
-
-    /// The endpoint as an axum router serving `path` (instead of [`HttpConfig::path`]), to
-    /// merge into an axum app of your own. To serve the endpoint at its configured path, use
-    /// `McpHttp` itself as the tower `Service` (or `Router::fallback_service(http)`): it is
-    /// the same router, built once.
+    /// The endpoint as an axum router serving [`HttpConfig::path`] (the one place its path is
+    /// set), to merge into an axum app of your own:
+    /// `Router::new().route("/health", get(health)).merge(http.axum_router())`. The same router is
+    /// what `McpHttp` serves as a tower `Service`.
     ///
     /// With [`HttpConfig::auth`] set, the router also serves the Protected Resource Metadata
     /// at its well-known paths and admits only requests with an acceptable token. Those paths
-    /// are absolute: merge this router into yours (`Router::merge`) rather than nesting it
-    /// under a prefix, or put [`ResourceServer::layer`](crate::auth::ResourceServer::layer) on
-    /// your outer router, so `/.well-known/oauth-protected-resource/...` is reachable.
-    ///
-    /// # Panics
-    ///
-    /// When `path` is not a route axum accepts (it must start with `/`), as `Router::route`
-    /// does; [`McpHttp::new`] checks [`HttpConfig::path`] instead and fails cleanly.
-    pub fn router_at(&self, path: &str) -> Router {
-        build_router(&self.shared, path)
+    /// are absolute, which is why the router is merged rather than nested under a prefix (or
+    /// put [`ResourceServer::layer`](crate::auth::ResourceServer::layer) on your outer router).
+    pub fn axum_router(&self) -> Router {
+        self.service.clone()
     }
 
     /// Ends every session and exits the lifespan.
@@ -166,9 +153,10 @@ fn check_path(path: &str) -> Result<(), McpError> {
     Ok(())
 }
 
-/// The endpoint at `path`, with the well-known metadata routes and the auth layer when
-/// [`HttpConfig::auth`] is set.
-fn build_router<S: Send + Sync + 'static>(shared: &Arc<sessions::Shared<S>>, path: &str) -> Router {
+/// The endpoint at [`HttpConfig::path`], with the well-known metadata routes and the auth
+/// layer when [`HttpConfig::auth`] is set.
+fn build_router<S: Send + Sync + 'static>(shared: &Arc<sessions::Shared<S>>) -> Router {
+    let path = shared.config.path.as_str();
     let limit = shared.config.max_body_bytes;
     // The body is read (bounded in size and time) by the endpoint itself.
     let router = Router::new()
@@ -226,7 +214,7 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
     /// [`header_read_timeout`](HttpConfig::header_read_timeout) (also the keep-alive idle
     /// timeout) and [`write_timeout`](HttpConfig::write_timeout). Bound to a non-loopback
     /// address, the default loopback-only `allowed_hosts` and `allowed_origins` are lifted. A
-    /// [`McpHttp::router`] mounted in an application of your own gets those from that
+    /// [`McpHttp::axum_router`] mounted in an application of your own gets those from that
     /// application's server instead.
     ///
     /// ```no_run
