@@ -1104,3 +1104,38 @@ async fn handle_message_serves_without_a_transport_even_when_the_handler_notifie
         None
     );
 }
+
+#[tokio::test]
+async fn debug_output_names_the_table_and_the_request_never_the_state_or_params() {
+    let mut server = Server::with_state("vault", "state-secret".to_owned());
+    server
+        .on_call_tool(|ctx, _| async move {
+            // The context prints its request, not the call's arguments.
+            let printed = format!("{ctx:?}");
+            assert!(printed.contains("tools/call"), "{printed}");
+            assert!(!printed.contains("arg-secret"), "{printed}");
+            Ok(CallToolResult::text(printed))
+        })
+        .add_request_handler("vault/open", |_, _: Value| async { Ok(json!({})) })
+        .unwrap();
+    let printed = format!("{server:?}");
+    assert!(printed.contains("name: \"vault\""), "{printed}");
+    // Methods sorted, so the output is stable.
+    let (call, open) = (
+        printed.find("\"tools/call\"").unwrap(),
+        printed.find("\"vault/open\"").unwrap(),
+    );
+    assert!(call < open, "{printed}");
+    assert!(!printed.contains("state-secret"), "{printed}");
+
+    let client = Client::connect(server).await.unwrap();
+    let result = client
+        .call_tool("any", json!({"password": "arg-secret"}))
+        .await
+        .unwrap();
+    assert!(result.content[0]
+        .as_text()
+        .unwrap()
+        .starts_with("RequestContext"));
+    client.close().await;
+}

@@ -195,11 +195,7 @@ pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
             .map(ToString::to_string)
             .unwrap_or_default();
         if key == "crate" {
-            // Free tools have it taken out before this parser runs: this is a method.
-            cx.error(
-                &meta.path,
-                "in a #[tools] impl block, `crate = \"..\"` goes on #[tools], for every method at once",
-            );
+            cx.error(&meta.path, crate::runtime::CRATE_ON_A_METHOD);
             return skip_value(&meta);
         }
         if !TOOL_KEYS.contains(&key.as_str()) {

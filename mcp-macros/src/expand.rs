@@ -265,17 +265,10 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
             ..::std::default::Default::default()
         })));
     }
-    if !tool.attrs.icons.is_empty() {
-        let icons = &tool.attrs.icons;
-        let rt = RT;
-        builders.push(quote!(.icons(::std::vec![#(#rt::types::Icon {
-            src: ::std::string::String::from(#icons),
-            ..::std::default::Default::default()
-        }),*])));
-    }
-    if let Some(meta) = &tool.attrs.meta {
-        builders.push(quote!(.meta(#RT::__private::json_object(#meta))));
-    }
+    builders.extend(crate::features::icons_and_meta(
+        &tool.attrs.icons,
+        tool.attrs.meta.as_ref(),
+    ));
     if !tool.attrs.scopes.is_empty() {
         let scopes = &tool.attrs.scopes;
         builders.push(quote!(.scopes([#(#scopes),*])));

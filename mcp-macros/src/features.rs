@@ -48,18 +48,18 @@ fn scopes(keys: &Keys) -> Option<TokenStream> {
     (!scopes.is_empty()).then(|| quote!(.scopes([#(#scopes),*])))
 }
 
-/// `.icons(..)` and `.meta(..)` when the attribute gives them (as `#[tool]` does).
-fn icons_and_meta(keys: &Keys) -> Vec<TokenStream> {
+/// `.icons(..)` and `.meta(..)` when the attribute gives them (`#[tool]`, `#[resource]` and
+/// `#[prompt]` alike).
+pub(crate) fn icons_and_meta(icons: &[LitStr], meta: Option<&LitStr>) -> Vec<TokenStream> {
     let mut out = Vec::new();
-    if !keys.icons.is_empty() {
-        let icons = &keys.icons;
+    if !icons.is_empty() {
         let rt = RT;
         out.push(quote!(.icons(::std::vec![#(#rt::types::Icon {
             src: ::std::string::String::from(#icons),
             ..::std::default::Default::default()
         }),*])));
     }
-    if let Some(meta) = &keys.meta {
+    if let Some(meta) = meta {
         out.push(quote!(.meta(#RT::__private::json_object(#meta))));
     }
     out
@@ -82,11 +82,7 @@ fn parse_keys(
         input.parse::<Token![=]>()?;
         let value: syn::Expr = input.parse()?;
         if key == "crate" {
-            // Free functions have it taken out before this parser runs: this is a method.
-            cx.error(
-                &path,
-                "in a #[tools] impl block, `crate = \"..\"` goes on #[tools], for every method at once",
-            );
+            cx.error(&path, crate::runtime::CRATE_ON_A_METHOD);
         } else if !known.contains(&key.as_str()) {
             cx.error(&path, unknown_key(what, &key, known));
         } else if key != "icon" && !seen.insert(key.clone()) {
@@ -662,7 +658,10 @@ pub(crate) fn resource_def(
             if let Some(m) = &mime {
                 builders.push(quote!(.mime_type(#m)));
             }
-            builders.extend(icons_and_meta(&resource.keys));
+            builders.extend(icons_and_meta(
+                &resource.keys.icons,
+                resource.keys.meta.as_ref(),
+            ));
             builders.extend(scopes(&resource.keys));
             builders.extend(completers(params, callee, state));
             let ret_span = return_span(&parsed.sig);
@@ -779,7 +778,7 @@ pub(crate) fn prompt_def(
         if let Some(t) = &keys.title {
             builders.push(quote!(.title(#t)));
         }
-        builders.extend(icons_and_meta(&keys));
+        builders.extend(icons_and_meta(&keys.icons, keys.meta.as_ref()));
         builders.extend(scopes(&keys));
         for p in params {
             let wire = &p.wire;

@@ -22,6 +22,11 @@ const PACKAGE: &str = "modelctx";
 /// Prints the runtime's path in `quote!`: `#RT::server::ToolDef`.
 pub(crate) const RT: Runtime = Runtime;
 
+/// The error for `crate = ..` on a method of a `#[tools]` block (free functions have the key
+/// taken out before their attribute is parsed, so a parser that meets it is on a method).
+pub(crate) const CRATE_ON_A_METHOD: &str =
+    "in a #[tools] impl block, `crate = \"..\"` goes on #[tools], for every method at once";
+
 /// See [`RT`].
 pub(crate) struct Runtime;
 
