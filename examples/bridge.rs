@@ -262,10 +262,9 @@ fn bridge(backend: Arc<Client>, bus: MemoryBus, logs: LogRelay) -> Result<McpSer
         .filter(|(_, extension)| extensions.contains_key(*extension))
         .map(|(method, _)| method);
     if !extensions.is_empty() {
-        server.extra_capabilities(modelctx::types::ServerCapabilities {
-            extensions: Some(extensions.clone()),
-            ..Default::default()
-        });
+        let mut capabilities = modelctx::types::ServerCapabilities::default();
+        capabilities.extensions = Some(extensions.clone());
+        server.extra_capabilities(capabilities);
     }
     let mirrored = Mirrored::default();
     for &method in FORWARDED.iter().filter(|m| serves(m)).chain(extended) {

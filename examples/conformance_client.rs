@@ -48,11 +48,9 @@ fn builder() -> ClientBuilder {
     Client::builder()
         .on_elicit(|params| async move {
             let schema = serde_json::to_value(&params.requested_schema).unwrap_or(Value::Null);
-            Ok(ElicitResult {
-                action: "accept".into(),
-                content: Some(accept_defaults(&schema)),
-                meta: None,
-            })
+            Ok(ElicitResult::accept(Value::Object(accept_defaults(
+                &schema,
+            ))))
         })
         .on_sample(|_| async move {
             Ok(serde_json::from_value(json!({

@@ -39,16 +39,9 @@ async fn test_audio_content() -> ContentBlock {
 }
 
 fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
-    ContentBlock::Resource(EmbeddedResource {
-        resource: ResourceContents::Text(TextResourceContents {
-            uri: uri.into(),
-            mime_type: Some(mime.into()),
-            text: text.into(),
-            meta: None,
-        }),
-        annotations: None,
-        meta: None,
-    })
+    ContentBlock::Resource(EmbeddedResource::new(
+        ResourceContents::text(uri, text).with_mime_type(mime),
+    ))
 }
 
 /// An embedded resource.
@@ -348,12 +341,7 @@ async fn static_text() -> String {
 /// The static binary resource.
 #[resource("test://static-binary", mime_type = "image/png")]
 async fn static_binary() -> ResourceContents {
-    ResourceContents::Blob(BlobResourceContents {
-        uri: "test://static-binary".into(),
-        mime_type: Some("image/png".into()),
-        blob: PNG.into(),
-        meta: None,
-    })
+    ResourceContents::blob("test://static-binary", PNG).with_mime_type("image/png")
 }
 
 /// A resource clients subscribe to.
@@ -402,18 +390,18 @@ async fn test_prompt_with_embedded_resource(
     resource_uri: String,
 ) -> Vec<PromptMessage> {
     vec![
-        PromptMessage {
-            role: Role::User,
-            content: embedded(
+        PromptMessage::new(
+            Role::User,
+            embedded(
                 &resource_uri,
                 "text/plain",
                 "Embedded resource content for testing.",
             ),
-        },
-        PromptMessage {
-            role: Role::User,
-            content: ContentBlock::text("Please process the embedded resource above."),
-        },
+        ),
+        PromptMessage::new(
+            Role::User,
+            ContentBlock::text("Please process the embedded resource above."),
+        ),
     ]
 }
 
@@ -421,14 +409,11 @@ async fn test_prompt_with_embedded_resource(
 #[prompt]
 async fn test_prompt_with_image() -> Vec<PromptMessage> {
     vec![
-        PromptMessage {
-            role: Role::User,
-            content: ContentBlock::image(PNG, "image/png"),
-        },
-        PromptMessage {
-            role: Role::User,
-            content: ContentBlock::text("Please analyze the image above."),
-        },
+        PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
+        PromptMessage::new(
+            Role::User,
+            ContentBlock::text("Please analyze the image above."),
+        ),
     ]
 }
 

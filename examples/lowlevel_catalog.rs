@@ -54,10 +54,7 @@ async fn list_tools(_: RequestContext, _: PaginatedRequestParams) -> Result<List
             "required": ["query"]
         }),
     );
-    Ok(ListToolsResult {
-        tools: vec![tool],
-        ..Default::default()
-    })
+    Ok(ListToolsResult::new(vec![tool]))
 }
 
 /// The first version: trusts its arguments. `{ "query": 42 }` fails inside the handler and the
@@ -100,7 +97,8 @@ fn checked(
 
 /// The catalog server without validation (the seed's first `tools/call`).
 pub fn unchecked_server() -> Server {
-    let mut server = Server::new("catalog").version("1.0.0");
+    let mut server = Server::new("catalog");
+    server.version("1.0.0");
     server
         .on_list_tools(list_tools)
         .on_call_tool(call_unchecked);

@@ -63,10 +63,7 @@ pub fn server() -> Server<Catalog> {
                     "required": ["query"]
                 }),
             );
-            Ok(ListToolsResult {
-                tools: vec![tool],
-                ..Default::default()
-            })
+            Ok(ListToolsResult::new(vec![tool]))
         })
         .on_call_tool(call_tool)
         .on_lifespan_exit(|catalog| async move {

@@ -43,10 +43,7 @@ pub fn server() -> Server {
                 "properties": {"matches": {"type": "integer"}, "query": {"type": "string"}},
                 "required": ["matches", "query"]
             }));
-            Ok(ListToolsResult {
-                tools: vec![tool],
-                ..Default::default()
-            })
+            Ok(ListToolsResult::new(vec![tool]))
         })
         .on_call_tool(call_tool);
     server

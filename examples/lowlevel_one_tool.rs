@@ -23,10 +23,7 @@ async fn list_tools(
     _ctx: RequestContext,
     _params: PaginatedRequestParams,
 ) -> Result<ListToolsResult> {
-    Ok(ListToolsResult {
-        tools: vec![search_books_tool()],
-        ..Default::default()
-    })
+    Ok(ListToolsResult::new(vec![search_books_tool()]))
 }
 
 #[derive(Deserialize)]

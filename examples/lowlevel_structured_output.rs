@@ -38,14 +38,10 @@ async fn call_tool(_ctx: RequestContext, params: CallToolRequestParams) -> Resul
 
 /// The server of this example.
 pub fn server() -> Server {
-    let mut server = Server::new("Bookshop").version("2.0.0");
+    let mut server = Server::new("Bookshop");
+    server.version("2.0.0");
     server
-        .on_list_tools(|_, _| async {
-            Ok(ListToolsResult {
-                tools: vec![search_books_tool()],
-                ..Default::default()
-            })
-        })
+        .on_list_tools(|_, _| async { Ok(ListToolsResult::new(vec![search_books_tool()])) })
         .on_call_tool(call_tool);
     server
 }

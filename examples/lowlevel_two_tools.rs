@@ -71,12 +71,7 @@ async fn call_tool(_ctx: RequestContext, params: CallToolRequestParams) -> Resul
 pub fn server() -> Server {
     let mut server = Server::new("Bookshop");
     server
-        .on_list_tools(|_, _| async {
-            Ok(ListToolsResult {
-                tools: tools(),
-                ..Default::default()
-            })
-        })
+        .on_list_tools(|_, _| async { Ok(ListToolsResult::new(tools())) })
         .on_call_tool(call_tool);
     server
 }

@@ -46,10 +46,7 @@ pub fn server() -> Result<Server> {
                     "required": ["query", "limit"]
                 }),
             );
-            Ok(ListToolsResult {
-                tools: vec![tool],
-                ..Default::default()
-            })
+            Ok(ListToolsResult::new(vec![tool]))
         })
         .on_call_tool(|_, params| async move {
             let args = params.arguments.unwrap_or_default();

@@ -34,13 +34,9 @@ fn answering() -> modelctx::client::ClientBuilder {
             } else {
                 "ada"
             };
-            Ok(ElicitResult {
-                action: "accept".into(),
-                content: json!({"name": name, "username": "ada", "email": "ada@example.com"})
-                    .as_object()
-                    .cloned(),
-                meta: None,
-            })
+            Ok(ElicitResult::accept(
+                json!({"name": name, "username": "ada", "email": "ada@example.com"}),
+            ))
         })
         .on_sample(|_| async move {
             Ok(serde_json::from_value(json!({

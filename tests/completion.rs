@@ -217,10 +217,9 @@ async fn the_hundred_value_cap_applies_to_every_completer() {
 #[tokio::test]
 async fn a_hand_built_resource_takes_a_closure_completer() {
     let template = ResourceDef::<()>::new("notes://{id}", "note", |_, uri, _| async move {
-        Ok(ReadResourceResult {
-            contents: vec![ResourceContents::text(uri, "a note")],
-            meta: None,
-        })
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            uri, "a note",
+        )]))
     })
     .unwrap()
     .complete("id", |req: CompletionRequest| {

@@ -341,10 +341,9 @@ fn url_server(connected: Arc<AtomicBool>) -> Server {
 }
 
 fn url_capable() -> ClientCapabilities {
-    ClientCapabilities {
-        elicitation: json!({"form": {}, "url": {}}).as_object().cloned(),
-        ..Default::default()
-    }
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = json!({"form": {}, "url": {}}).as_object().cloned();
+    capabilities
 }
 
 #[tokio::test]
@@ -357,13 +356,7 @@ async fn elicit_url_asks_the_client_in_both_eras() {
             .capabilities(url_capable())
             .on_elicit(move |p| {
                 a.lock().unwrap().push(p);
-                async {
-                    Ok(ElicitResult {
-                        action: "accept".into(),
-                        content: None,
-                        meta: None,
-                    })
-                }
+                async { Ok(ElicitResult::accept_url()) }
             })
             .on_notification("notifications/elicitation/complete", move |n| {
                 c.lock().unwrap().push(n.params.clone());
@@ -401,13 +394,7 @@ async fn elicit_url_asks_the_client_in_both_eras() {
 async fn elicit_url_needs_the_url_capability() {
     for legacy in [false, true] {
         // A client that answers forms only.
-        let mut builder = Client::builder().on_elicit(|_| async {
-            Ok(ElicitResult {
-                action: "accept".into(),
-                content: None,
-                meta: None,
-            })
-        });
+        let mut builder = Client::builder().on_elicit(|_| async { Ok(ElicitResult::accept_url()) });
         if legacy {
             builder = builder.legacy();
         }
@@ -519,13 +506,7 @@ async fn url_elicitation_required_is_32042_on_2025_and_an_input_request_on_2026(
         .on_elicit(move |p| {
             assert_eq!(p.url.as_deref(), Some(AUTH_URL));
             flag.store(true, Ordering::SeqCst);
-            async {
-                Ok(ElicitResult {
-                    action: "accept".into(),
-                    content: None,
-                    meta: None,
-                })
-            }
+            async { Ok(ElicitResult::accept_url()) }
         })
         .connect(url_server(connected.clone()))
         .await

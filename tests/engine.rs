@@ -16,13 +16,15 @@ use support::*;
 use tokio::sync::Notify;
 
 fn tools_server() -> Server {
-    let mut server = Server::new("engine-test").version("0.1.0");
+    let mut server = Server::new("engine-test");
+    server.version("0.1.0");
     server
         .on_list_tools(|_, _| async {
-            Ok(ListToolsResult {
-                tools: vec![Tool::new("echo", "Echo.", json!({"type": "object"}))],
-                ..Default::default()
-            })
+            Ok(ListToolsResult::new(vec![Tool::new(
+                "echo",
+                "Echo.",
+                json!({"type": "object"}),
+            )]))
         })
         .on_call_tool(|_, p| async move {
             match p.name.as_str() {
@@ -825,43 +827,28 @@ async fn the_client_has_a_verb_for_every_method_in_both_eras() {
     server
         .enable_logging()
         .on_list_resources(|_, _| async {
-            Ok(ListResourcesResult {
-                resources: vec![Resource {
-                    uri: "books://1".into(),
-                    name: "one".into(),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            })
+            Ok(ListResourcesResult::new(vec![Resource::new(
+                "books://1",
+                "one",
+            )]))
         })
         .on_list_resource_templates(|_, _| async { Ok(ListResourceTemplatesResult::default()) })
         .on_read_resource(|_, p| async move {
-            Ok(ReadResourceResult {
-                contents: vec![ResourceContents::text(p.uri, "Dune")],
-                meta: None,
-            })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                p.uri, "Dune",
+            )]))
         })
         .on_subscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
         .on_unsubscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
         .on_list_prompts(|_, _| async { Ok(ListPromptsResult::default()) })
         .on_get_prompt(|_, p| async move {
-            Ok(GetPromptResult {
-                description: None,
-                messages: vec![PromptMessage {
-                    role: Role::User,
-                    content: ContentBlock::text(p.name),
-                }],
-                meta: None,
-            })
+            Ok(GetPromptResult::new(vec![PromptMessage::new(
+                Role::User,
+                ContentBlock::text(p.name),
+            )]))
         })
         .on_completion(|_, p| async move {
-            Ok(CompleteResult {
-                completion: Completion {
-                    values: vec![format!("{}!", p.argument.value)],
-                    ..Default::default()
-                },
-                meta: None,
-            })
+            Ok(CompleteResult::new(vec![format!("{}!", p.argument.value)]))
         });
     let caps = serde_json::to_value(server.capabilities()).unwrap();
     assert_eq!(
@@ -943,15 +930,15 @@ async fn built_in_ping_and_discover_are_replaceable_and_entries_removable() {
         .on_ping(|_, _| async {
             let mut meta = Meta::new();
             meta.insert("pong".into(), json!(true));
-            Ok(EmptyResult { meta: Some(meta) })
+            let mut result = EmptyResult::default();
+            result.meta = Some(meta);
+            Ok(result)
         })
         .on_discover(|_, _| async {
-            Ok(DiscoverResult {
-                supported_versions: vec!["2026-07-28".into()],
-                capabilities: ServerCapabilities::default(),
-                instructions: Some("custom discovery".into()),
-                meta: None,
-            })
+            Ok(
+                DiscoverResult::new(vec!["2026-07-28".into()], ServerCapabilities::default())
+                    .with_instructions("custom discovery"),
+            )
         })
         .remove_request_handler("tools/list");
     assert!(!server.has_request_handler("tools/list"));

@@ -210,14 +210,11 @@ async fn a_context_parameter_is_not_in_the_schema_and_reports_progress() {
 async fn lowlevel_replaces_one_method_and_keeps_the_rest() {
     let mut server = server();
     server.lowlevel().on_list_tools(|_, _| async {
-        Ok(ListToolsResult {
-            tools: vec![Tool::new(
-                "add",
-                "Hand-written listing.",
-                json!({"type": "object"}),
-            )],
-            ..Default::default()
-        })
+        Ok(ListToolsResult::new(vec![Tool::new(
+            "add",
+            "Hand-written listing.",
+            json!({"type": "object"}),
+        )]))
     });
     server
         .lowlevel()

@@ -112,11 +112,7 @@ fn server() -> McpServer {
 }
 
 fn accept(content: Value) -> ElicitResult {
-    ElicitResult {
-        action: "accept".into(),
-        content: content.as_object().cloned(),
-        meta: None,
-    }
+    ElicitResult::accept(content)
 }
 
 /// A client answering forms from a script: field `name` -> "Ada", `color` -> "green".
@@ -139,24 +135,15 @@ fn scripted(
             async move { Ok(accept(Value::Object(content))) }
         })
         .on_sample(|p| async move {
-            Ok(CreateMessageResult {
-                role: Role::Assistant,
-                content: json!({"type": "text", "text": format!("echo {}", p.messages[0].content["text"].as_str().unwrap_or(""))}),
-                model: "test-model".into(),
-                stop_reason: None,
-                meta: None,
-            })
+            Ok(CreateMessageResult::assistant_text(
+                format!(
+                    "echo {}",
+                    p.messages[0].content["text"].as_str().unwrap_or("")
+                ),
+                "test-model",
+            ))
         })
-        .on_list_roots(|| async {
-            Ok(ListRootsResult {
-                roots: vec![Root {
-                    uri: "file:///work".into(),
-                    name: None,
-                    meta: None,
-                }],
-                meta: None,
-            })
-        })
+        .on_list_roots(|| async { Ok(ListRootsResult::new(vec![Root::new("file:///work")])) })
 }
 
 fn text(result: &CallToolResult) -> &str {

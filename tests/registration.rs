@@ -95,10 +95,9 @@ fn fixed_tool(name: &str, reply: &'static str) -> ToolDef<()> {
 /// A fixed resource at `uri` that reads as `text`.
 fn fixed_resource(uri: &str, text: &'static str) -> ResourceDef<()> {
     ResourceDef::new(uri, "fixed", move |_, uri, _| async move {
-        Ok(ReadResourceResult {
-            contents: vec![ResourceContents::text(uri, text)],
-            meta: None,
-        })
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            uri, text,
+        )]))
     })
     .unwrap()
     .description(text)

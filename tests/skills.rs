@@ -117,16 +117,11 @@ async fn a_skills_directory_is_listed_fetched_and_verified_in_both_eras() {
         assert_eq!(
             pdf.resources,
             SkillResources::Files(vec![
-                SkillResource {
-                    uri: "skill://pdf-processing/SKILL.md".into(),
-                    digest: SkillResource::digest_of(PDF_SKILL.as_bytes()),
-                    size: PDF_SKILL.len() as u64,
-                },
-                SkillResource {
-                    uri: "skill://pdf-processing/references/FORMS.md".into(),
-                    digest: SkillResource::digest_of(FORMS.as_bytes()),
-                    size: FORMS.len() as u64,
-                },
+                SkillResource::new("skill://pdf-processing/SKILL.md", PDF_SKILL.as_bytes()),
+                SkillResource::new(
+                    "skill://pdf-processing/references/FORMS.md",
+                    FORMS.as_bytes(),
+                ),
             ])
         );
         assert_eq!(client.get_skill(&pdf.uri).await.unwrap(), *pdf);
@@ -389,11 +384,7 @@ async fn an_edited_file_is_served_with_its_new_digest_even_at_the_same_size() {
     // Same length, other bytes, a later modification time.
     assert_eq!(EDITED[0].len(), FORMS.len());
     rewrite(&forms, EDITED[0], old_time + Duration::from_secs(60));
-    let expected = SkillResource {
-        uri: FORMS_URI.into(),
-        digest: SkillResource::digest_of(EDITED[0].as_bytes()),
-        size: FORMS.len() as u64,
-    };
+    let expected = SkillResource::new(FORMS_URI, EDITED[0].as_bytes());
     let listed = listed_pdf(&client).await.unwrap();
     assert_eq!(forms_entry(&listed), Some(expected.clone()));
     let fetched = client.get_skill(pdf_uri).await.unwrap();

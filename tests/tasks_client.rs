@@ -22,13 +22,8 @@ fn server() -> McpServer {
 
 /// A client whose `on_elicit` answers every form with `name`.
 fn answering(name: &'static str) -> modelctx::client::ClientBuilder {
-    Client::builder().on_elicit(move |_| async move {
-        Ok(ElicitResult {
-            action: "accept".into(),
-            content: json!({ "name": name }).as_object().cloned(),
-            meta: None,
-        })
-    })
+    Client::builder()
+        .on_elicit(move |_| async move { Ok(ElicitResult::accept(json!({ "name": name }))) })
 }
 
 fn task(outcome: ToolCallOutcome) -> Task {
@@ -125,10 +120,8 @@ async fn await_task_answers_a_parked_task_with_on_elicit() {
 #[tokio::test]
 async fn update_task_answers_by_hand() {
     // Elicitation declared, no handler: the questions are answered by hand.
-    let capabilities = ClientCapabilities {
-        elicitation: json!({"form": {}}).as_object().cloned(),
-        ..Default::default()
-    };
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = json!({"form": {}}).as_object().cloned();
     let client = Client::builder()
         .capabilities(capabilities)
         .connect(server())

@@ -73,10 +73,10 @@ mod signup;
 /// A server with a handler for every method, which logs, reports progress, publishes list
 /// changes and (on 2025) asks the client for roots, a sample and a form.
 fn full_server() -> Server {
-    let mut server = Server::new("schema-check")
-        .version("1.2.3")
-        .instructions("Use it well.");
+    let mut server = Server::new("schema-check");
     server
+        .version("1.2.3")
+        .instructions("Use it well.")
         .enable_logging()
         .tools_list_changed(true)
         .prompts_list_changed(true)
@@ -84,7 +84,7 @@ fn full_server() -> Server {
         .on_list_tools(|_, _| async {
             let tool = Tool::new("t", "A tool.", json!({"type": "object", "properties": {"q": {"type": "string"}}}))
                 .with_output_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
-            Ok(ListToolsResult { tools: vec![tool], next_cursor: Some("2".into()), meta: None })
+            Ok(ListToolsResult::new(vec![tool]).with_next_cursor("2"))
         })
         .on_call_tool(|ctx, p| async move {
             match p.name.as_str() {
@@ -115,16 +115,14 @@ fn full_server() -> Server {
                     s.notify("notifications/resources/updated", json!({"uri": "books://1"})).await?;
                     Ok(CallToolResult::text("announced").into())
                 }
-                "pause" => Ok(Outcome::InputRequired(InputRequiredResult {
-                    input_requests: Some(serde_json::from_value(json!({
-                        "name": {"method": "elicitation/create", "params": {
+                "pause" => Ok(Outcome::InputRequired(
+                    InputRequiredResult::new()
+                        .with_input_request("name", "elicitation/create", json!({
                             "mode": "form", "message": "Name?",
                             "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
-                        }}
-                    })).unwrap()),
-                    request_state: Some("opaque".into()),
-                    ..InputRequiredResult::new()
-                })),
+                        }))
+                        .with_request_state("opaque"),
+                )),
                 _ => {
                     ctx.log(LoggingLevel::Info, "working").await?;
                     ctx.progress(0.5).total(1).message("half").await;
@@ -133,15 +131,11 @@ fn full_server() -> Server {
                             ContentBlock::text("x"),
                             ContentBlock::image("aGk=", "image/png"),
                             ContentBlock::audio("aGk=", "audio/wav"),
-                            ContentBlock::Resource(EmbeddedResource {
-                                resource: ResourceContents::blob("books://1", "aGk="),
-                                annotations: None,
-                                meta: None,
-                            }),
-                            ContentBlock::ResourceLink(ResourceLink {
-                                uri: "books://2".into(), name: "two".into(), title: None, description: None,
-                                mime_type: Some("text/plain".into()), annotations: None, size: Some(3),
-                                icons: None, meta: None,
+                            ContentBlock::Resource(EmbeddedResource::new(ResourceContents::blob("books://1", "aGk="))),
+                            ContentBlock::ResourceLink({
+                                let mut link = ResourceLink::new("books://2", "two").with_mime_type("text/plain");
+                                link.size = Some(3);
+                                link
                             }),
                         ])
                         .with_structured(json!({"n": 1})),
@@ -150,50 +144,33 @@ fn full_server() -> Server {
             }
         })
         .on_list_resources(|_, _| async {
-            Ok(ListResourcesResult {
-                resources: vec![Resource { uri: "books://1".into(), name: "one".into(), mime_type: Some("text/plain".into()), ..Default::default() }],
-                ..Default::default()
-            })
+            Ok(ListResourcesResult::new(vec![Resource::new("books://1", "one").with_mime_type("text/plain")]))
         })
         .on_list_resource_templates(|_, _| async {
-            Ok(ListResourceTemplatesResult {
-                resource_templates: vec![ResourceTemplate { uri_template: "books://{id}".into(), name: "book".into(), ..Default::default() }],
-                ..Default::default()
-            })
+            Ok(ListResourceTemplatesResult::new(vec![ResourceTemplate::new("books://{id}", "book")]))
         })
         .on_read_resource(|_, p| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(p.uri, "Dune")], meta: None })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(p.uri, "Dune")]))
         })
         .on_subscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
         .on_unsubscribe_resource(|_, _| async { Ok(EmptyResult::default()) })
         .on_list_prompts(|_, _| async {
-            Ok(ListPromptsResult {
-                prompts: vec![Prompt {
-                    name: "greet".into(),
-                    arguments: Some(vec![PromptArgument { name: "who".into(), required: Some(true), ..Default::default() }]),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            })
+            Ok(ListPromptsResult::new(vec![
+                Prompt::new("greet").with_argument(PromptArgument::new("who").with_required(true)),
+            ]))
         })
         .on_get_prompt(|_, _| async {
-            Ok(GetPromptResult {
-                description: Some("A greeting".into()),
-                messages: vec![PromptMessage { role: Role::Assistant, content: ContentBlock::text("Hello") }],
-                meta: None,
-            })
+            Ok(GetPromptResult::new(vec![PromptMessage::new(Role::Assistant, ContentBlock::text("Hello"))])
+                .with_description("A greeting"))
         })
         .on_completion(|_, _| async {
-            Ok(CompleteResult {
-                completion: Completion { values: vec!["a".into()], total: Some(1), has_more: Some(false) },
-                meta: None,
-            })
+            let mut result = CompleteResult::new(vec!["a".into()]);
+            result.completion.total = Some(1);
+            result.completion.has_more = Some(false);
+            Ok(result)
         })
         .on_subscriptions_listen(|ctx, p| async move {
-            ctx.notify("notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedParams {
-                notifications: p.notifications,
-                meta: None,
-            })
+            ctx.notify("notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedParams::new(p.notifications))
             .await?;
             ctx.notify("notifications/tools/list_changed", json!({})).await?;
             ctx.notify("notifications/resources/updated", json!({"uri": "books://1"})).await?;
@@ -538,52 +515,33 @@ fn the_rest_of_the_protocol_model_validates() {
     let Some(v2026) = Schema::load("2026-07-28") else {
         return;
     };
-    let task = Task {
-        task_id: "t-1".into(),
-        status: TaskStatus::Working,
-        status_message: Some("busy".into()),
-        created_at: "2025-11-25T10:30:00Z".into(),
-        last_updated_at: "2025-11-25T10:40:00Z".into(),
-        ttl: Some(json!(60000)),
-        ttl_ms: None,
-        poll_interval: Some(5000),
-        poll_interval_ms: None,
-    };
+    let task: Task = serde_json::from_value(json!({
+        "taskId": "t-1",
+        "status": "working",
+        "statusMessage": "busy",
+        "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:40:00Z",
+        "ttl": 60000,
+        "pollInterval": 5000
+    }))
+    .unwrap();
+    assert_eq!(task.status, TaskStatus::Working);
     v2025.check(
         "CreateTaskResult",
-        &serde_json::to_value(CreateTaskResult {
-            task: task.clone(),
-            meta: None,
-        })
-        .unwrap(),
+        &serde_json::to_value(CreateTaskResult::new(task.clone())).unwrap(),
     );
     v2025.check(
         "ListTasksResult",
-        &serde_json::to_value(ListTasksResult {
-            tasks: vec![task],
-            ..Default::default()
-        })
-        .unwrap(),
+        &serde_json::to_value(ListTasksResult::new(vec![task])).unwrap(),
     );
     v2025.check(
         "ElicitationCompleteNotification",
         &json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
-                "params": ElicitationCompleteParams { elicitation_id: "e-1".into() }}),
+                "params": ElicitationCompleteParams::new("e-1")}),
     );
-    let url = ElicitRequestParams {
-        mode: Some("url".into()),
-        message: "Sign in".into(),
-        requested_schema: None,
-        url: Some("https://example.com/connect".into()),
-        elicitation_id: Some("e-1".into()),
-        meta: None,
-    };
-    let error = McpError::new(-32042, "This request requires more information.").with_data(
-        serde_json::to_value(UrlElicitationRequiredData {
-            elicitations: vec![url],
-        })
-        .unwrap(),
-    );
+    let url = ElicitRequestParams::url("e-1", "Sign in", "https://example.com/connect");
+    let error = McpError::new(-32042, "This request requires more information.")
+        .with_data(serde_json::to_value(UrlElicitationRequiredData::new(vec![url])).unwrap());
     v2025.check(
         "URLElicitationRequiredError",
         &json!({"jsonrpc": "2.0", "id": 2, "error": error.to_wire(false)}),
@@ -594,30 +552,23 @@ fn the_rest_of_the_protocol_model_validates() {
         "Server requires the elicitation capability for this request",
     )
     .with_data(
-        serde_json::to_value(MissingRequiredClientCapabilityData {
-            required_capabilities: ClientCapabilities {
-                elicitation: Some(Default::default()),
-                ..Default::default()
-            },
-        })
+        serde_json::to_value(MissingRequiredClientCapabilityData::new({
+            let mut required = ClientCapabilities::default();
+            required.elicitation = Some(Default::default());
+            required
+        }))
         .unwrap(),
     );
     v2026.check(
         "MissingRequiredClientCapabilityError",
         &json!({"jsonrpc": "2.0", "id": 1, "error": missing.to_wire(false)}),
     );
-    let tool_use = SamplingContent::ToolUse(ToolUseContent {
-        id: "u1".into(),
-        name: "search".into(),
-        input: serde_json::from_value(json!({"q": "dune"})).unwrap(),
-        meta: None,
-    });
-    let tool_result = SamplingContent::ToolResult(ToolResultContent {
-        tool_use_id: "u1".into(),
-        content: vec![ContentBlock::text("3 books")],
-        structured_content: None,
-        is_error: Some(false),
-        meta: None,
+    let tool_use =
+        SamplingContent::ToolUse(ToolUseContent::new("u1", "search", json!({"q": "dune"})));
+    let tool_result = SamplingContent::ToolResult({
+        let mut result = ToolResultContent::new("u1", vec![ContentBlock::text("3 books")]);
+        result.is_error = Some(false);
+        result
     });
     for schema in [&v2025, &v2026] {
         schema.check("ToolUseContent", &serde_json::to_value(&tool_use).unwrap());
@@ -637,9 +588,10 @@ fn the_rest_of_the_protocol_model_validates() {
     );
     v2026.check(
         "InputRequiredResult",
-        &serde_json::to_value(InputRequiredResult {
-            input_requests: Some(requests),
-            ..InputRequiredResult::new()
+        &serde_json::to_value({
+            let mut result = InputRequiredResult::new();
+            result.input_requests = Some(requests);
+            result
         })
         .unwrap(),
     );

@@ -248,22 +248,21 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         builders.push(quote!(.title(#title)));
     }
     if !tool.attrs.hints.is_empty() {
-        let fields = tool.attrs.hints.iter().map(|(k, v)| {
-            let field = syn::Ident::new(
+        let setters = tool.attrs.hints.iter().map(|(k, v)| {
+            let setter = syn::Ident::new(
                 match *k {
-                    "readOnlyHint" => "read_only_hint",
-                    "destructiveHint" => "destructive_hint",
-                    "idempotentHint" => "idempotent_hint",
-                    _ => "open_world_hint",
+                    "readOnlyHint" => "with_read_only",
+                    "destructiveHint" => "with_destructive",
+                    "idempotentHint" => "with_idempotent",
+                    _ => "with_open_world",
                 },
                 proc_macro2::Span::call_site(),
             );
-            quote!(#field: ::std::option::Option::Some(#v))
+            quote!(.#setter(#v))
         });
-        builders.push(quote!(.annotations(#RT::types::ToolAnnotations {
-            #(#fields,)*
-            ..::std::default::Default::default()
-        })));
+        builders.push(quote!(.annotations(
+            #RT::types::ToolAnnotations::new() #(#setters)*
+        )));
     }
     builders.extend(crate::features::icons_and_meta(
         &tool.attrs.icons,

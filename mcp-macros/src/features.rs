@@ -54,10 +54,7 @@ pub(crate) fn icons_and_meta(icons: &[LitStr], meta: Option<&LitStr>) -> Vec<Tok
     let mut out = Vec::new();
     if !icons.is_empty() {
         let rt = RT;
-        out.push(quote!(.icons(::std::vec![#(#rt::types::Icon {
-            src: ::std::string::String::from(#icons),
-            ..::std::default::Default::default()
-        }),*])));
+        out.push(quote!(.icons(::std::vec![#(#rt::types::Icon::new(#icons)),*])));
     }
     if let Some(meta) = meta {
         out.push(quote!(.meta(#RT::__private::json_object(#meta))));

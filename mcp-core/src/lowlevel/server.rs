@@ -249,20 +249,22 @@ impl<S: Send + Sync + 'static> Server<S> {
         });
     }
 
-    /// Sets the version reported in `serverInfo` (empty string when unset).
-    pub fn version(mut self, version: impl Into<String>) -> Self {
+    /// Sets the version reported in `serverInfo` (empty string when unset). Like every
+    /// setter of the low-level server it works in place, so registration can sit in loops and
+    /// branches; the rest of the identity (icons, website) is under [`info_mut`](Self::info_mut).
+    pub fn version(&mut self, version: impl Into<String>) -> &mut Self {
         self.info.version = version.into();
         self
     }
 
     /// Sets the display title reported in `serverInfo`.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
+    pub fn title(&mut self, title: impl Into<String>) -> &mut Self {
         self.info.title = Some(title.into());
         self
     }
 
     /// Sets the instructions sent in `initialize` and `server/discover`.
-    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+    pub fn instructions(&mut self, instructions: impl Into<String>) -> &mut Self {
         self.instructions = Some(instructions.into());
         self
     }
@@ -409,7 +411,10 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
-    /// Appends a middleware given as a type implementing [`Middleware`].
+    /// Appends a middleware given as a type implementing [`Middleware`] (one with its own
+    /// configuration, or shared by several servers). Closures go through
+    /// [`middleware`](Self::middleware): Rust infers a closure's argument types only from a
+    /// direct `Fn` bound, so one method for both would make every closure spell out its types.
     pub fn middleware_layer(&mut self, middleware: impl Middleware<S>) -> &mut Self {
         self.middleware.push(Arc::new(middleware));
         self

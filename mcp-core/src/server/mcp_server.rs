@@ -193,19 +193,19 @@ impl<S: Send + Sync + 'static> McpServer<S> {
 
     /// Sets the version reported in `serverInfo`.
     pub fn version(mut self, version: impl Into<String>) -> Self {
-        self.lowlevel = self.lowlevel.version(version);
+        self.lowlevel.version(version);
         self
     }
 
     /// Sets the display title reported in `serverInfo`.
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.lowlevel = self.lowlevel.title(title);
+        self.lowlevel.title(title);
         self
     }
 
     /// Sets the instructions.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.lowlevel = self.lowlevel.instructions(instructions);
+        self.lowlevel.instructions(instructions);
         self
     }
 

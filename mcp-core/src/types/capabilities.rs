@@ -7,6 +7,7 @@ use super::JsonObject;
 /// What a client can do. Unknown keys are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,6 +32,7 @@ pub struct ClientCapabilities {
 /// The client's roots capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RootsCapability {
     /// 2025 only: the client notifies root changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,6 +42,7 @@ pub struct RootsCapability {
 /// What a server offers. The low-level server derives this from its handler table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,6 +73,7 @@ pub struct ServerCapabilities {
 /// `{ "listChanged": bool }`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListChangedCapability {
     /// The server notifies list changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,6 +83,7 @@ pub struct ListChangedCapability {
 /// `{ "subscribe": bool, "listChanged": bool }`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// The server supports per-resource update subscriptions.
     #[serde(default, skip_serializing_if = "Option::is_none")]

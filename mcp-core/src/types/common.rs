@@ -12,6 +12,7 @@ pub type JsonObject = Map<String, Value>;
 /// Name and version of a client or a server.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -46,6 +47,7 @@ impl Implementation {
 /// An icon a client may show.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// `https:` or `data:` URI.
     pub src: String,
@@ -73,6 +75,7 @@ pub enum Role {
 /// Hints about how to use or show an object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Intended audience.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +90,7 @@ pub struct Annotations {
 
 /// Params of a request that only carries `_meta` (and, for lists, a cursor).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PaginatedRequestParams {
     /// Opaque position from a previous page's `nextCursor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +102,7 @@ pub struct PaginatedRequestParams {
 
 /// Params of a request that carries nothing but `_meta` (`ping`, `server/discover`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RequestParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +111,7 @@ pub struct RequestParams {
 
 /// A result with no fields (`ping`, `logging/setLevel`, `resources/subscribe`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmptyResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -121,4 +127,52 @@ where
     T: serde::Deserialize<'de>,
 {
     T::deserialize(deserializer).map(Some)
+}
+
+impl Icon {
+    /// An icon at this `https:` or `data:` URI; the rest is optional.
+    ///
+    /// ```
+    /// use modelctx_core::types::Icon;
+    /// let icon = Icon::new("https://example.com/logo.png").with_mime_type("image/png");
+    /// assert_eq!(icon.mime_type.as_deref(), Some("image/png"));
+    /// ```
+    pub fn new(src: impl Into<String>) -> Self {
+        Self {
+            src: src.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the sizes (`"48x48"`, `"any"`).
+    pub fn with_sizes<I, T>(mut self, sizes: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.sizes = Some(sizes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the theme (`"light"` or `"dark"`).
+    pub fn with_theme(mut self, theme: impl Into<String>) -> Self {
+        self.theme = Some(theme.into());
+        self
+    }
+}
+
+impl PaginatedRequestParams {
+    /// The params asking for the page after `cursor`.
+    pub fn after(cursor: impl Into<String>) -> Self {
+        Self {
+            cursor: Some(cursor.into()),
+            meta: None,
+        }
+    }
 }

@@ -42,6 +42,7 @@ impl CompletionReference {
 
 /// The argument being completed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// Its name.
     pub name: String,
@@ -51,6 +52,7 @@ pub struct CompletionArgument {
 
 /// Already-resolved arguments.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionContext {
     /// Values by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +61,7 @@ pub struct CompletionContext {
 
 /// Params of `completion/complete`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteRequestParams {
     /// What is being completed.
     #[serde(rename = "ref")]
@@ -76,6 +79,7 @@ pub struct CompleteRequestParams {
 /// The completion values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// At most 100 values.
     pub values: Vec<String>,
@@ -89,6 +93,7 @@ pub struct Completion {
 
 /// The result of `completion/complete`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// The values.
     pub completion: Completion,
@@ -96,4 +101,62 @@ pub struct CompleteResult {
     /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl CompletionArgument {
+    /// The argument `name` with what the user typed so far.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+        }
+    }
+}
+
+impl CompleteRequestParams {
+    /// A completion request for `argument` of `reference`, without context.
+    ///
+    /// ```
+    /// use modelctx_core::types::{CompleteRequestParams, CompletionArgument, CompletionReference};
+    /// let p = CompleteRequestParams::new(
+    ///     CompletionReference::prompt("review"),
+    ///     CompletionArgument::new("language", "ru"),
+    /// );
+    /// assert_eq!(p.argument.value, "ru");
+    /// ```
+    pub fn new(reference: CompletionReference, argument: CompletionArgument) -> Self {
+        Self {
+            reference,
+            argument,
+            context: None,
+            meta: None,
+        }
+    }
+}
+
+impl Completion {
+    /// These values, with no total and no `hasMore`.
+    pub fn new(values: Vec<String>) -> Self {
+        Self {
+            values,
+            total: None,
+            has_more: None,
+        }
+    }
+}
+
+impl CompleteResult {
+    /// The result carrying these values.
+    ///
+    /// ```
+    /// use modelctx_core::types::CompleteResult;
+    /// let result = CompleteResult::new(vec!["rust".into(), "ruby".into()]);
+    /// assert_eq!(result.completion.values.len(), 2);
+    /// ```
+    pub fn new(values: Vec<String>) -> Self {
+        Self {
+            completion: Completion::new(values),
+            meta: None,
+        }
+    }
 }

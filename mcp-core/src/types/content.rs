@@ -7,6 +7,7 @@ use super::{Annotations, Icon, Meta};
 /// A piece of content in a tool result, a prompt message or an embedded resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// Plain text.
     #[serde(rename = "text")]
@@ -71,6 +72,7 @@ impl ContentBlock {
 
 /// `{"type":"text"}` content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TextContent {
     /// The text.
     pub text: String,
@@ -86,6 +88,7 @@ pub struct TextContent {
 /// `{"type":"image"}` content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ImageContent {
     /// Base64 bytes.
     pub data: String,
@@ -103,6 +106,7 @@ pub struct ImageContent {
 /// `{"type":"audio"}` content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AudioContent {
     /// Base64 bytes.
     pub data: String,
@@ -120,6 +124,7 @@ pub struct AudioContent {
 /// `{"type":"resource_link"}`: a resource the client may read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// The resource URI.
     pub uri: String,
@@ -151,6 +156,7 @@ pub struct ResourceLink {
 
 /// `{"type":"resource"}`: a resource embedded in a result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The contents.
     pub resource: ResourceContents,
@@ -184,6 +190,22 @@ impl ResourceContents {
         })
     }
 
+    /// Sets the MIME type of the contents.
+    ///
+    /// ```
+    /// use modelctx_core::types::ResourceContents;
+    /// let page = ResourceContents::text("file:///index.html", "<p>hi</p>").with_mime_type("text/html");
+    /// assert!(matches!(page, ResourceContents::Text(t) if t.mime_type.as_deref() == Some("text/html")));
+    /// ```
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        let slot = match &mut self {
+            Self::Text(text) => &mut text.mime_type,
+            Self::Blob(blob) => &mut blob.mime_type,
+        };
+        *slot = Some(mime_type.into());
+        self
+    }
+
     /// Binary contents of `uri` (`blob` is base64).
     pub fn blob(uri: impl Into<String>, blob: impl Into<String>) -> Self {
         Self::Blob(BlobResourceContents {
@@ -198,6 +220,7 @@ impl ResourceContents {
 /// Text resource contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextResourceContents {
     /// The resource URI.
     pub uri: String,
@@ -215,6 +238,7 @@ pub struct TextResourceContents {
 /// Binary resource contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BlobResourceContents {
     /// The resource URI.
     pub uri: String,
@@ -227,4 +251,52 @@ pub struct BlobResourceContents {
     /// keys are `prefix/name` (MCP reserves `io.modelcontextprotocol/`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl ResourceLink {
+    /// A link to the resource at `uri` called `name`; the rest is optional.
+    ///
+    /// ```
+    /// use modelctx_core::types::{ContentBlock, ResourceLink};
+    /// let block = ContentBlock::ResourceLink(
+    ///     ResourceLink::new("file:///report.pdf", "report").with_mime_type("application/pdf"),
+    /// );
+    /// assert!(matches!(block, ContentBlock::ResourceLink(_)));
+    /// ```
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            size: None,
+            icons: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl EmbeddedResource {
+    /// These contents, embedded without annotations.
+    pub fn new(resource: ResourceContents) -> Self {
+        Self {
+            resource,
+            annotations: None,
+            meta: None,
+        }
+    }
 }

@@ -7,6 +7,7 @@ use super::{JsonObject, Meta};
 /// Params of `elicitation/create`: a form or a URL to open.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestParams {
     /// `"form"` (default when absent) or `"url"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,6 +54,7 @@ impl ElicitRequestParams {
 
 /// The user's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// `"accept"`, `"decline"` or `"cancel"`.
     pub action: String,
@@ -67,7 +69,90 @@ pub struct ElicitResult {
 /// Params of `notifications/elicitation/complete` (2025-11-25 URL mode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationCompleteParams {
     /// The finished elicitation.
     pub elicitation_id: String,
+}
+
+impl ElicitRequestParams {
+    /// A form-mode elicitation: `message` and a flat object schema of primitives (a schema
+    /// that is not a JSON object is left unset).
+    ///
+    /// ```
+    /// use modelctx_core::types::ElicitRequestParams;
+    /// use serde_json::json;
+    /// let p = ElicitRequestParams::form("Your name?", json!({
+    ///     "type": "object", "properties": {"name": {"type": "string"}}
+    /// }));
+    /// assert!(p.requested_schema.is_some());
+    /// ```
+    pub fn form(message: impl Into<String>, requested_schema: serde_json::Value) -> Self {
+        Self {
+            mode: None,
+            message: message.into(),
+            requested_schema: match requested_schema {
+                serde_json::Value::Object(map) => Some(map),
+                _ => None,
+            },
+            url: None,
+            elicitation_id: None,
+            meta: None,
+        }
+    }
+}
+
+impl ElicitResult {
+    /// The user accepted and filled the form with `content` (a JSON object; anything else
+    /// sends no content).
+    ///
+    /// ```
+    /// use modelctx_core::types::ElicitResult;
+    /// use serde_json::json;
+    /// let answer = ElicitResult::accept(json!({"name": "Ada"}));
+    /// assert_eq!(answer.action, "accept");
+    /// assert_eq!(ElicitResult::decline().action, "decline");
+    /// ```
+    pub fn accept(content: serde_json::Value) -> Self {
+        Self {
+            action: "accept".into(),
+            content: match content {
+                serde_json::Value::Object(map) => Some(map),
+                _ => None,
+            },
+            meta: None,
+        }
+    }
+
+    /// The user agreed to a URL-mode request (URL mode carries no content back).
+    pub fn accept_url() -> Self {
+        Self::answer("accept")
+    }
+
+    /// The user said no.
+    pub fn decline() -> Self {
+        Self::answer("decline")
+    }
+
+    /// The user dismissed the request without choosing.
+    pub fn cancel() -> Self {
+        Self::answer("cancel")
+    }
+
+    fn answer(action: &str) -> Self {
+        Self {
+            action: action.into(),
+            content: None,
+            meta: None,
+        }
+    }
+}
+
+impl ElicitationCompleteParams {
+    /// The notice that the URL-mode elicitation `elicitation_id` finished.
+    pub fn new(elicitation_id: impl Into<String>) -> Self {
+        Self {
+            elicitation_id: elicitation_id.into(),
+        }
+    }
 }

@@ -7,6 +7,7 @@ use super::{ClientCapabilities, Implementation, Meta, ServerCapabilities};
 /// Params of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeRequestParams {
     /// The version the client wants.
     pub protocol_version: String,
@@ -24,6 +25,7 @@ pub struct InitializeRequestParams {
 /// The result of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The negotiated version.
     pub protocol_version: String,
@@ -43,6 +45,7 @@ pub struct InitializeResult {
 /// The result of `server/discover` (the engine adds `ttlMs`, `cacheScope` and serverInfo).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiscoverResult {
     /// Protocol versions served in the stateless (per-request `_meta`) form.
     pub supported_versions: Vec<String>,
@@ -55,4 +58,22 @@ pub struct DiscoverResult {
     /// `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl DiscoverResult {
+    /// The answer to `server/discover`: the revisions this server speaks and what it offers.
+    pub fn new(supported_versions: Vec<String>, capabilities: ServerCapabilities) -> Self {
+        Self {
+            supported_versions,
+            capabilities,
+            instructions: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the instructions.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
 }

@@ -29,6 +29,7 @@ pub enum LoggingLevel {
 
 /// Params of `logging/setLevel`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SetLevelRequestParams {
     /// The lowest level the client wants.
     pub level: LoggingLevel,
@@ -39,6 +40,7 @@ pub struct SetLevelRequestParams {
 
 /// Params of `notifications/message`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoggingMessageNotificationParams {
     /// Severity.
     pub level: LoggingLevel,
@@ -47,4 +49,28 @@ pub struct LoggingMessageNotificationParams {
     pub logger: Option<String>,
     /// Any JSON value.
     pub data: Value,
+}
+
+impl SetLevelRequestParams {
+    /// Asks for messages at `level` and above.
+    pub fn new(level: LoggingLevel) -> Self {
+        Self { level, meta: None }
+    }
+}
+
+impl LoggingMessageNotificationParams {
+    /// A log message at `level` with this data and no logger name.
+    pub fn new(level: LoggingLevel, data: Value) -> Self {
+        Self {
+            level,
+            logger: None,
+            data,
+        }
+    }
+
+    /// Sets the logger name.
+    pub fn with_logger(mut self, logger: impl Into<String>) -> Self {
+        self.logger = Some(logger.into());
+        self
+    }
 }

@@ -4,6 +4,29 @@
 //! adds the 2026 result envelope (`resultType`, cache hints, the serverInfo `_meta`) itself.
 //! Every `_meta` is kept as an open JSON object ([`Meta`]) so unknown keys survive a round trip.
 
+/// Writes `new` and `with_next_cursor` for a page of a `*/list` result.
+macro_rules! page_result {
+    ($ty:ident, $field:ident, $item:ty, $what:literal) => {
+        impl $ty {
+            #[doc = concat!("A page of ", $what, " that is the last one (no `nextCursor`, no `_meta`).")]
+            pub fn new($field: Vec<$item>) -> Self {
+                Self {
+                    $field,
+                    next_cursor: None,
+                    meta: None,
+                }
+            }
+
+            /// Sets `nextCursor`: more entries follow, and the client asks for them with this
+            /// cursor.
+            pub fn with_next_cursor(mut self, cursor: impl Into<String>) -> Self {
+                self.next_cursor = Some(cursor.into());
+                self
+            }
+        }
+    };
+}
+
 mod capabilities;
 mod common;
 mod completion;

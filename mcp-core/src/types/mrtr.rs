@@ -8,6 +8,7 @@ use super::Meta;
 /// One question for the client: `{method, params}` of `elicitation/create`,
 /// `sampling/createMessage` or `roots/list` (not a JSON-RPC message: no `id`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct InputRequest {
     /// The method.
     pub method: String,
@@ -20,6 +21,7 @@ pub struct InputRequest {
 /// answers (`resultType: "input_required"`, set by this type's serialization).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// Always `"input_required"`.
     #[serde(default = "input_required")]
@@ -55,6 +57,39 @@ impl InputRequiredResult {
             request_state: None,
             meta: None,
         }
+    }
+
+    /// Adds the request `key` asks of the client: `method` (`elicitation/create`,
+    /// `sampling/createMessage`, `roots/list`) with these params. The client answers it under
+    /// the same key in `inputResponses`.
+    ///
+    /// ```
+    /// use modelctx_core::types::InputRequiredResult;
+    /// use serde_json::json;
+    /// let ask = InputRequiredResult::new()
+    ///     .with_input_request("name", "elicitation/create", json!({"message": "Name?"}))
+    ///     .with_request_state("step-1");
+    /// assert_eq!(ask.input_requests.unwrap()["name"]["method"], "elicitation/create");
+    /// ```
+    pub fn with_input_request(
+        mut self,
+        key: impl Into<String>,
+        method: impl Into<String>,
+        params: Value,
+    ) -> Self {
+        let mut request = serde_json::Map::new();
+        request.insert("method".into(), Value::String(method.into()));
+        request.insert("params".into(), params);
+        self.input_requests
+            .get_or_insert_with(Default::default)
+            .insert(key.into(), Value::Object(request));
+        self
+    }
+
+    /// Sets the `requestState` the client echoes back with its answers.
+    pub fn with_request_state(mut self, state: impl Into<String>) -> Self {
+        self.request_state = Some(state.into());
+        self
     }
 }
 

@@ -9,6 +9,7 @@ use crate::jsonrpc::RequestId;
 /// Params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ProgressNotificationParams {
     /// The token from the request's `_meta.progressToken`.
     pub progress_token: Value,
@@ -35,6 +36,7 @@ pub struct ProgressNotificationParams {
 /// Params of `notifications/cancelled`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CancelledNotificationParams {
     /// The request to cancel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -50,6 +52,7 @@ pub struct CancelledNotificationParams {
 
 /// Params of a notification that carries only `_meta` (the list-changed family).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NotificationParams {
     /// The notification's only member. Sent on a 2026 `subscriptions/listen` stream, it is
     /// tagged by the engine with `io.modelcontextprotocol/subscriptionId`.
@@ -74,5 +77,35 @@ fn whole_as_integer_opt<S: serde::Serializer>(
     match value {
         Some(v) => whole_as_integer(v, serializer),
         None => serializer.serialize_none(),
+    }
+}
+
+impl ProgressNotificationParams {
+    /// Progress `progress` for the request whose `_meta.progressToken` was `progress_token`.
+    pub fn new(progress_token: Value, progress: f64) -> Self {
+        Self {
+            progress_token,
+            progress,
+            total: None,
+            message: None,
+            meta: None,
+        }
+    }
+}
+
+impl CancelledNotificationParams {
+    /// The notice that cancels the request `request_id`, without a reason.
+    pub fn new(request_id: RequestId) -> Self {
+        Self {
+            request_id: Some(request_id),
+            reason: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the reason.
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
     }
 }

@@ -7,6 +7,7 @@ use super::{ContentBlock, Icon, JsonObject, Meta, Role};
 /// A prompt template.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Prompt {
     /// Unique name.
     pub name: String,
@@ -31,6 +32,7 @@ pub struct Prompt {
 /// One argument of a prompt.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Name.
     pub name: String,
@@ -47,6 +49,7 @@ pub struct PromptArgument {
 
 /// A message of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Speaker.
     pub role: Role,
@@ -57,6 +60,7 @@ pub struct PromptMessage {
 /// The result of `prompts/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// The prompts of this page.
     pub prompts: Vec<Prompt>,
@@ -72,6 +76,7 @@ pub struct ListPromptsResult {
 /// Params of `prompts/get`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptRequestParams {
     /// The prompt's name.
     pub name: String,
@@ -95,6 +100,7 @@ pub struct GetPromptRequestParams {
 
 /// The result of `prompts/get`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// Description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,4 +111,113 @@ pub struct GetPromptResult {
     /// the engine adds `io.modelcontextprotocol/serverInfo` here unless the handler already set it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+page_result!(ListPromptsResult, prompts, Prompt, "prompts");
+
+impl Prompt {
+    /// A prompt with this name and nothing else; set the rest with the `with_*` methods or
+    /// the public fields.
+    ///
+    /// ```
+    /// use modelctx_core::types::{Prompt, PromptArgument};
+    /// let prompt = Prompt::new("review")
+    ///     .with_description("Review a change.")
+    ///     .with_argument(PromptArgument::new("diff").with_required(true));
+    /// assert_eq!(prompt.arguments.unwrap()[0].name, "diff");
+    /// ```
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Appends an argument.
+    pub fn with_argument(mut self, argument: PromptArgument) -> Self {
+        self.arguments.get_or_insert_with(Vec::new).push(argument);
+        self
+    }
+}
+
+impl PromptArgument {
+    /// An optional argument with this name.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `required`.
+    pub fn with_required(mut self, required: bool) -> Self {
+        self.required = Some(required);
+        self
+    }
+}
+
+impl PromptMessage {
+    /// A message from `role` with this content.
+    ///
+    /// ```
+    /// use modelctx_core::types::{ContentBlock, PromptMessage, Role};
+    /// let message = PromptMessage::new(Role::User, ContentBlock::text("Review this."));
+    /// assert_eq!(message.content.as_text(), Some("Review this."));
+    /// ```
+    pub fn new(role: Role, content: ContentBlock) -> Self {
+        Self { role, content }
+    }
+}
+
+impl GetPromptRequestParams {
+    /// A `prompts/get` of `name` without arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Adds one argument value.
+    pub fn with_argument(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.arguments
+            .get_or_insert_with(Default::default)
+            .insert(name.into(), value.into());
+        self
+    }
+}
+
+impl GetPromptResult {
+    /// The rendered prompt: these messages, no description.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        Self {
+            description: None,
+            messages,
+            meta: None,
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
 }

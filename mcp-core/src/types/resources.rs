@@ -7,6 +7,7 @@ use super::{Annotations, Icon, JsonObject, Meta, ResourceContents};
 /// A resource the server can read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Resource {
     /// URI.
     pub uri: String,
@@ -39,6 +40,7 @@ pub struct Resource {
 /// A family of resources named by an RFC 6570 URI template.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplate {
     /// The URI template.
     pub uri_template: String,
@@ -68,6 +70,7 @@ pub struct ResourceTemplate {
 /// The result of `resources/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// The resources of this page.
     pub resources: Vec<Resource>,
@@ -83,6 +86,7 @@ pub struct ListResourcesResult {
 /// The result of `resources/templates/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// The templates of this page.
     pub resource_templates: Vec<ResourceTemplate>,
@@ -98,6 +102,7 @@ pub struct ListResourceTemplatesResult {
 /// Params of `resources/read`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceRequestParams {
     /// The URI to read.
     pub uri: String,
@@ -114,6 +119,7 @@ pub struct ReadResourceRequestParams {
 
 /// The result of `resources/read`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// The contents (one or more parts).
     pub contents: Vec<ResourceContents>,
@@ -125,6 +131,7 @@ pub struct ReadResourceResult {
 
 /// Params of `resources/subscribe` and `resources/unsubscribe` (2025).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SubscribeRequestParams {
     /// The URI.
     pub uri: String,
@@ -135,6 +142,7 @@ pub struct SubscribeRequestParams {
 
 /// Params of `notifications/resources/updated`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI that changed.
     pub uri: String,
@@ -142,4 +150,111 @@ pub struct ResourceUpdatedNotificationParams {
     /// tagged by the engine with `io.modelcontextprotocol/subscriptionId`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+page_result!(ListResourcesResult, resources, Resource, "resources");
+page_result!(
+    ListResourceTemplatesResult,
+    resource_templates,
+    ResourceTemplate,
+    "resource templates"
+);
+
+impl Resource {
+    /// A resource with this URI and name; set the rest with the `with_*` methods or the public
+    /// fields.
+    ///
+    /// ```
+    /// use modelctx_core::types::Resource;
+    /// let readme = Resource::new("file:///readme.md", "readme").with_mime_type("text/markdown");
+    /// assert_eq!(readme.mime_type.as_deref(), Some("text/markdown"));
+    /// ```
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl ResourceTemplate {
+    /// A template with this RFC 6570 URI template and name.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type of every match.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl ReadResourceRequestParams {
+    /// A `resources/read` of `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            ..Self::default()
+        }
+    }
+}
+
+impl ReadResourceResult {
+    /// A read that returned these parts.
+    ///
+    /// ```
+    /// use modelctx_core::types::{ReadResourceResult, ResourceContents};
+    /// let read = ReadResourceResult::new(vec![ResourceContents::text("file:///a.txt", "hello")]);
+    /// assert_eq!(read.contents.len(), 1);
+    /// ```
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        Self {
+            contents,
+            meta: None,
+        }
+    }
+}
+
+impl SubscribeRequestParams {
+    /// A subscription to (or unsubscription from) `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
+}
+
+impl ResourceUpdatedNotificationParams {
+    /// The notice that `uri` changed.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
 }

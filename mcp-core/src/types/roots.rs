@@ -6,6 +6,7 @@ use super::Meta;
 
 /// A root directory or file the client exposes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Root {
     /// A `file://` URI.
     pub uri: String,
@@ -20,10 +21,41 @@ pub struct Root {
 
 /// The client's answer to `roots/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListRootsResult {
     /// The roots.
     pub roots: Vec<Root>,
     /// Metadata (2025 only).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl Root {
+    /// A root at this `file://` URI, without a display name.
+    ///
+    /// ```
+    /// use modelctx_core::types::Root;
+    /// let root = Root::new("file:///home/me/project").with_name("project");
+    /// assert_eq!(root.name.as_deref(), Some("project"));
+    /// ```
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the display name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+impl ListRootsResult {
+    /// The answer listing these roots.
+    pub fn new(roots: Vec<Root>) -> Self {
+        Self { roots, meta: None }
+    }
 }

@@ -7,6 +7,7 @@ use super::{JsonObject, Meta, Role, Tool};
 
 /// A message in a sampling conversation. `content` is one block or an array of blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Speaker.
     pub role: Role,
@@ -21,6 +22,7 @@ pub struct SamplingMessage {
 /// Params of `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageRequestParams {
     /// The conversation.
     pub messages: Vec<SamplingMessage>,
@@ -58,6 +60,7 @@ pub struct CreateMessageRequestParams {
 /// The client's answer to `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// Speaker (normally assistant).
     pub role: Role,
@@ -77,6 +80,7 @@ pub struct CreateMessageResult {
 /// One block of sampling content: the shared content kinds plus tool use and tool results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum SamplingContent {
     /// Text.
     #[serde(rename = "text")]
@@ -97,6 +101,7 @@ pub enum SamplingContent {
 
 /// `{"type":"tool_use"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolUseContent {
     /// Id matched by the tool result.
     pub id: String,
@@ -113,6 +118,7 @@ pub struct ToolUseContent {
 /// `{"type":"tool_result"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolResultContent {
     /// The `tool_use` id this answers.
     pub tool_use_id: String,
@@ -141,23 +147,13 @@ impl CreateMessageRequestParams {
     /// assert_eq!(p.messages[0].content["text"], "What is the capital of France?");
     /// ```
     pub fn user_text(text: impl Into<String>, max_tokens: u64) -> Self {
-        Self {
-            messages: vec![SamplingMessage {
-                role: Role::User,
-                content: serde_json::json!({"type": "text", "text": text.into()}),
-                meta: None,
-            }],
-            model_preferences: None,
-            system_prompt: None,
-            include_context: None,
-            temperature: None,
+        Self::new(
+            vec![SamplingMessage::new(
+                Role::User,
+                serde_json::json!({"type": "text", "text": text.into()}),
+            )],
             max_tokens,
-            stop_sequences: None,
-            metadata: None,
-            tools: None,
-            tool_choice: None,
-            meta: None,
-        }
+        )
     }
 }
 
@@ -170,5 +166,104 @@ impl CreateMessageResult {
             block => block,
         };
         block.get("text")?.as_str()
+    }
+}
+
+impl SamplingMessage {
+    /// A message from `role`; `content` is one block (`{"type":"text",..}`) or an array.
+    pub fn new(role: Role, content: Value) -> Self {
+        Self {
+            role,
+            content,
+            meta: None,
+        }
+    }
+}
+
+impl CreateMessageRequestParams {
+    /// A request to continue this conversation with at most `max_tokens` tokens.
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: u64) -> Self {
+        Self {
+            messages,
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            max_tokens,
+            stop_sequences: None,
+            metadata: None,
+            tools: None,
+            tool_choice: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the system prompt.
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+}
+
+impl CreateMessageResult {
+    /// The assistant's plain-text answer from `model`.
+    ///
+    /// ```
+    /// use modelctx_core::types::CreateMessageResult;
+    /// let answer = CreateMessageResult::assistant_text("Paris.", "example-model");
+    /// assert_eq!(answer.text(), Some("Paris."));
+    /// ```
+    pub fn assistant_text(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Self::new(
+            Role::Assistant,
+            serde_json::json!({"type": "text", "text": text.into()}),
+            model,
+        )
+    }
+
+    /// An answer from `role` with this content (one block or an array) and model name.
+    pub fn new(role: Role, content: Value, model: impl Into<String>) -> Self {
+        Self {
+            role,
+            content,
+            model: model.into(),
+            stop_reason: None,
+            meta: None,
+        }
+    }
+
+    /// Sets why generation stopped (`"endTurn"`, `"maxTokens"`, `"stopSequence"`, `"toolUse"`).
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
+impl ToolUseContent {
+    /// The model's request `id` to call the tool `name` with `input` (a JSON object; anything
+    /// else reads as no arguments).
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input: match input {
+                Value::Object(map) => map,
+                _ => JsonObject::new(),
+            },
+            meta: None,
+        }
+    }
+}
+
+impl ToolResultContent {
+    /// What the tool called by `tool_use_id` returned.
+    pub fn new(tool_use_id: impl Into<String>, content: Vec<super::ContentBlock>) -> Self {
+        Self {
+            tool_use_id: tool_use_id.into(),
+            content,
+            structured_content: None,
+            is_error: None,
+            meta: None,
+        }
     }
 }

@@ -12,6 +12,7 @@ pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 /// One file of a skill: its resource URI, the SHA-256 digest of its raw bytes
 /// (`sha256:` and 64 lowercase hex digits) and its length in bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SkillResource {
     /// Resource URI of the file.
     pub uri: String,
@@ -22,6 +23,22 @@ pub struct SkillResource {
 }
 
 impl SkillResource {
+    /// The entry of a file at `uri` with these bytes: its `sha256:` digest and size.
+    ///
+    /// ```
+    /// use modelctx_core::types::SkillResource;
+    /// let file = SkillResource::new("skill://pdf/SKILL.md", b"# PDF");
+    /// assert_eq!(file.size, 5);
+    /// assert!(file.digest.starts_with("sha256:"));
+    /// ```
+    pub fn new(uri: impl Into<String>, bytes: &[u8]) -> Self {
+        Self {
+            uri: uri.into(),
+            digest: Self::digest_of(bytes),
+            size: bytes.len() as u64,
+        }
+    }
+
     /// The digest of `bytes` as the extension writes it: `sha256:` and 64 lowercase hex
     /// digits.
     ///
@@ -87,6 +104,7 @@ impl<'de> Deserialize<'de> for SkillResources {
 
 /// The entry for one skill, as `skills/list` and `skills/get` return it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Skill {
     /// Resource URI of the skill's `SKILL.md` (`skill://<skill-path>/SKILL.md`).
     pub uri: String,
@@ -119,6 +137,7 @@ impl Skill {
 /// The result of `skills/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListSkillsResult {
     /// The skills of this page.
     pub skills: Vec<Skill>,
@@ -133,6 +152,7 @@ pub struct ListSkillsResult {
 
 /// Params of `skills/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetSkillRequestParams {
     /// URI of the skill's `SKILL.md`.
     pub uri: String,
@@ -140,6 +160,7 @@ pub struct GetSkillRequestParams {
 
 /// The result of `skills/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetSkillResult {
     /// The skill's entry.
     pub skill: Skill,
@@ -148,3 +169,5 @@ pub struct GetSkillResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+page_result!(ListSkillsResult, skills, Skill, "skills");

@@ -7,6 +7,7 @@ use super::Meta;
 /// Which notifications a listen stream wants. Omitted means not subscribed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionFilter {
     /// `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -28,6 +29,7 @@ pub struct SubscriptionFilter {
 
 /// Params of `subscriptions/listen`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SubscriptionsListenRequestParams {
     /// The filter.
     pub notifications: SubscriptionFilter,
@@ -39,6 +41,7 @@ pub struct SubscriptionsListenRequestParams {
 /// The final result of a listen stream that the server ends gracefully (the engine adds the
 /// subscription id to `_meta`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SubscriptionsListenResult {
     /// `_meta` of the final result: the 2026 engine sets `io.modelcontextprotocol/subscriptionId`
     /// here, and adds `io.modelcontextprotocol/serverInfo` unless the handler already set it.
@@ -48,10 +51,21 @@ pub struct SubscriptionsListenResult {
 
 /// Params of `notifications/subscriptions/acknowledged`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SubscriptionsAcknowledgedParams {
     /// The honoured subset of the filter.
     pub notifications: SubscriptionFilter,
     /// Metadata (the engine adds the subscription id).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl SubscriptionsAcknowledgedParams {
+    /// The acknowledgement of these notifications (what the server will actually send).
+    pub fn new(notifications: SubscriptionFilter) -> Self {
+        Self {
+            notifications,
+            meta: None,
+        }
+    }
 }

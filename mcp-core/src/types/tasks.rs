@@ -26,6 +26,7 @@ pub enum TaskStatus {
 /// `ttlMs`/`pollIntervalMs`, both kept here as optional).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Task {
     /// Id.
     pub task_id: String,
@@ -54,6 +55,7 @@ pub struct Task {
 
 /// `task` param of a task-augmented request (2025).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TaskMetadata {
     /// Requested retention in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,6 +64,7 @@ pub struct TaskMetadata {
 
 /// The result of a task-augmented request: the task instead of the result (2025).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CreateTaskResult {
     /// The created task.
     pub task: Task,
@@ -74,6 +77,7 @@ pub struct CreateTaskResult {
 /// Params of `tasks/get`, `tasks/result`, `tasks/cancel` (and the 2026 `tasks/update`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskRequestParams {
     /// The task.
     pub task_id: String,
@@ -88,6 +92,7 @@ pub struct TaskRequestParams {
 /// The result of `tasks/list` (2025).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListTasksResult {
     /// The tasks of this page.
     pub tasks: Vec<Task>,
@@ -102,3 +107,12 @@ pub struct ListTasksResult {
 
 /// The tasks extension's id (SEP-2663), as declared under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+impl CreateTaskResult {
+    /// The answer to a task-augmented request: the task that was created.
+    pub fn new(task: Task) -> Self {
+        Self { task, meta: None }
+    }
+}
+
+page_result!(ListTasksResult, tasks, Task, "tasks");

@@ -8,6 +8,7 @@ use super::{ContentBlock, Icon, JsonObject, Meta};
 /// A tool the model can call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// Unique name.
     pub name: String,
@@ -90,6 +91,7 @@ impl Tool {
 /// Hints about a tool's behaviour. Clients must not trust them from untrusted servers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +113,7 @@ pub struct ToolAnnotations {
 /// The result of `tools/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// The tools of this page.
     pub tools: Vec<Tool>,
@@ -126,6 +129,7 @@ pub struct ListToolsResult {
 /// Params of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolRequestParams {
     /// The tool's name.
     pub name: String,
@@ -154,6 +158,7 @@ pub struct CallToolRequestParams {
 /// The result of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// What the model reads.
     pub content: Vec<ContentBlock>,
@@ -199,6 +204,77 @@ impl CallToolResult {
     /// Sets `_meta`.
     pub fn with_meta(mut self, meta: Meta) -> Self {
         self.meta = Some(meta);
+        self
+    }
+}
+
+page_result!(ListToolsResult, tools, Tool, "tools");
+
+impl ToolAnnotations {
+    /// No hints (every field absent); set the ones that apply with the `with_*` methods.
+    ///
+    /// ```
+    /// use modelctx_core::types::ToolAnnotations;
+    /// let hints = ToolAnnotations::new().with_read_only(true).with_open_world(false);
+    /// assert_eq!(hints.read_only_hint, Some(true));
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the display title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `readOnlyHint`.
+    pub fn with_read_only(mut self, on: bool) -> Self {
+        self.read_only_hint = Some(on);
+        self
+    }
+
+    /// Sets `destructiveHint`.
+    pub fn with_destructive(mut self, on: bool) -> Self {
+        self.destructive_hint = Some(on);
+        self
+    }
+
+    /// Sets `idempotentHint`.
+    pub fn with_idempotent(mut self, on: bool) -> Self {
+        self.idempotent_hint = Some(on);
+        self
+    }
+
+    /// Sets `openWorldHint`.
+    pub fn with_open_world(mut self, on: bool) -> Self {
+        self.open_world_hint = Some(on);
+        self
+    }
+}
+
+impl CallToolRequestParams {
+    /// A call of the tool `name` without arguments; add them with
+    /// [`with_arguments`](Self::with_arguments).
+    ///
+    /// ```
+    /// use modelctx_core::types::CallToolRequestParams;
+    /// use serde_json::json;
+    /// let call = CallToolRequestParams::new("add").with_arguments(json!({"a": 1, "b": 2}));
+    /// assert_eq!(call.arguments.unwrap()["b"], 2);
+    /// ```
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the arguments (a value that is not a JSON object leaves them unset).
+    pub fn with_arguments(mut self, arguments: Value) -> Self {
+        if let Value::Object(map) = arguments {
+            self.arguments = Some(map);
+        }
         self
     }
 }
