@@ -41,7 +41,7 @@ record() { # impl scenario figures-json
   echo "   $1 / $2: $3"
 }
 
-OURS="mcp (this SDK)"
+OURS="modelctx (this SDK)"
 RMCP="rmcp"
 LIMIT="limit (raw loop / bare hyper)"
 

@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use crate::ast::{Param, Receiver, Ret, ToolFn};
+use crate::definition_builders::{icons_and_meta, scopes};
 use crate::runtime::RT;
 
 /// How the generated handler reaches the user's function.
@@ -264,14 +265,8 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
             #RT::types::ToolAnnotations::new() #(#setters)*
         )));
     }
-    builders.extend(crate::features::icons_and_meta(
-        &tool.attrs.icons,
-        tool.attrs.meta.as_ref(),
-    ));
-    if !tool.attrs.scopes.is_empty() {
-        let scopes = &tool.attrs.scopes;
-        builders.push(quote!(.scopes([#(#scopes),*])));
-    }
+    builders.extend(icons_and_meta(&tool.attrs.icons, tool.attrs.meta.as_ref()));
+    builders.extend(scopes(&tool.attrs.scopes));
     if let Some(task) = &tool.attrs.task {
         builders.push(quote!(.task_support(#RT::server::TaskSupport::#task)));
     }

@@ -12,6 +12,7 @@ use syn::{FnArg, LitStr, Pat, Token, Type};
 use crate::ast::{context_state, state_param, strip_arg_attrs};
 use crate::attrs::{parse_arg_attrs, ArgAttrs, TEXT_ARG_KEYS};
 use crate::ctxt::Ctxt;
+use crate::definition_builders::{icons_and_meta, scopes};
 use crate::docs::{doc_description, doc_text, Doc};
 use crate::runtime::RT;
 use crate::spelling::{generic_args, last_segment};
@@ -40,26 +41,6 @@ struct Keys {
     /// `meta = r#"{..}"#`, a JSON object.
     meta: Option<LitStr>,
     scopes: Vec<LitStr>,
-}
-
-/// `.scopes([...])` when the attribute lists scopes.
-fn scopes(keys: &Keys) -> Option<TokenStream> {
-    let scopes = &keys.scopes;
-    (!scopes.is_empty()).then(|| quote!(.scopes([#(#scopes),*])))
-}
-
-/// `.icons(..)` and `.meta(..)` when the attribute gives them (`#[tool]`, `#[resource]` and
-/// `#[prompt]` alike).
-pub(crate) fn icons_and_meta(icons: &[LitStr], meta: Option<&LitStr>) -> Vec<TokenStream> {
-    let mut out = Vec::new();
-    if !icons.is_empty() {
-        let rt = RT;
-        out.push(quote!(.icons(::std::vec![#(#rt::types::Icon::new(#icons)),*])));
-    }
-    if let Some(meta) = meta {
-        out.push(quote!(.meta(#RT::__private::json_object(#meta))));
-    }
-    out
 }
 
 fn parse_keys(
@@ -659,7 +640,7 @@ pub(crate) fn resource_def(
                 &resource.keys.icons,
                 resource.keys.meta.as_ref(),
             ));
-            builders.extend(scopes(&resource.keys));
+            builders.extend(scopes(&resource.keys.scopes));
             builders.extend(completers(params, callee, state));
             let ret_span = return_span(&parsed.sig);
             let rt = crate::runtime::at(ret_span);
@@ -776,7 +757,7 @@ pub(crate) fn prompt_def(
             builders.push(quote!(.title(#t)));
         }
         builders.extend(icons_and_meta(&keys.icons, keys.meta.as_ref()));
-        builders.extend(scopes(&keys));
+        builders.extend(scopes(&keys.scopes));
         for p in params {
             let wire = &p.wire;
             let required = !p.optional;

@@ -13,6 +13,7 @@ mod ast;
 mod attrs;
 mod constraints;
 mod ctxt;
+mod definition_builders;
 mod docs;
 mod expand;
 mod features;

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use serde_json::Value;
 
 const IMPLS: [(&str, RGBColor); 3] = [
-    ("mcp (this SDK)", RGBColor(31, 119, 180)),
+    ("modelctx (this SDK)", RGBColor(31, 119, 180)),
     ("rmcp", RGBColor(255, 127, 14)),
     ("limit (raw loop / bare hyper)", RGBColor(120, 120, 120)),
 ];

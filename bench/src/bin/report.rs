@@ -73,7 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             fmt(f["incremental_s"].as_f64(), 1)
         );
     }
-    let ours = "mcp (this SDK)";
+    let ours = "modelctx (this SDK)";
     let limit = "limit (raw loop / bare hyper)";
     let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),

@@ -126,11 +126,7 @@ impl ClientBuilder {
     ///
     /// let builder = Client::builder().on_elicit(|params| async move {
     ///     println!("the server asks: {}", params.message);
-    ///     Ok(ElicitResult {
-    ///         action: "accept".into(),
-    ///         content: json!({"name": "Ada"}).as_object().cloned(),
-    ///         meta: None,
-    ///     })
+    ///     Ok(ElicitResult::accept(json!({"name": "Ada"})))
     /// });
     /// ```
     pub fn on_elicit<F, Fut>(mut self, f: F) -> Self

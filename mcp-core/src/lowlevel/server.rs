@@ -92,10 +92,11 @@ impl Default for ServerOptions {
 /// use serde_json::json;
 ///
 /// async fn list_tools(_: RequestContext, _: PaginatedRequestParams) -> modelctx_core::Result<ListToolsResult> {
-///     Ok(ListToolsResult {
-///         tools: vec![Tool::new("echo", "Echo the text back.", json!({"type": "object"}))],
-///         ..Default::default()
-///     })
+///     Ok(ListToolsResult::new(vec![Tool::new(
+///         "echo",
+///         "Echo the text back.",
+///         json!({"type": "object"}),
+///     )]))
 /// }
 ///
 /// async fn call_tool(_: RequestContext, p: CallToolRequestParams) -> modelctx_core::Result<CallToolResult> {

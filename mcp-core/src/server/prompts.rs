@@ -94,7 +94,7 @@ impl<S: Send + Sync + 'static> PromptDef<S> {
     /// use modelctx_core::types::Icon;
     ///
     /// let greet = PromptDef::<()>::new("greet", |_, _| async { Ok(String::from("Hi!").into()) })
-    ///     .icons(vec![Icon { src: "https://example.com/wave.png".into(), ..Icon::default() }]);
+    ///     .icons(vec![Icon::new("https://example.com/wave.png")]);
     /// assert_eq!(greet.definition().icons.as_ref().unwrap()[0].src, "https://example.com/wave.png");
     /// ```
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {

@@ -63,7 +63,7 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
     ///
     /// let book = ResourceDef::<()>::new("books://{id}", "book", |_ctx, uri, vars| async move {
     ///     let text = format!("the book {}", vars["id"]);
-    ///     Ok(ReadResourceResult { contents: vec![ResourceContents::text(uri, text)], meta: None })
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, text)]))
     /// }).unwrap();
     /// assert!(!book.is_static());
     /// ```
@@ -138,10 +138,10 @@ impl<S: Send + Sync + 'static> ResourceDef<S> {
     /// use modelctx_core::types::{Icon, ReadResourceResult};
     ///
     /// let logo = ResourceDef::<()>::new("shop://logo", "logo", |_, _, _| async {
-    ///     Ok(ReadResourceResult { contents: vec![], meta: None })
+    ///     Ok(ReadResourceResult::new(vec![]))
     /// })
     /// .unwrap()
-    /// .icons(vec![Icon { src: "https://example.com/logo.png".into(), ..Icon::default() }]);
+    /// .icons(vec![Icon::new("https://example.com/logo.png")]);
     /// ```
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
         self.icons = Some(icons);
