@@ -144,12 +144,6 @@ impl Icon {
         }
     }
 
-    /// Sets the MIME type.
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-
     /// Sets the sizes (`"48x48"`, `"any"`).
     pub fn with_sizes<I, T>(mut self, sizes: I) -> Self
     where
@@ -157,12 +151,6 @@ impl Icon {
         T: Into<String>,
     {
         self.sizes = Some(sizes.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// Sets the theme (`"light"` or `"dark"`).
-    pub fn with_theme(mut self, theme: impl Into<String>) -> Self {
-        self.theme = Some(theme.into());
         self
     }
 }
@@ -176,3 +164,10 @@ impl PaginatedRequestParams {
         }
     }
 }
+
+option_setters!(Icon {
+    /// Sets the MIME type.
+    with_mime_type => mime_type: String,
+    /// Sets the theme (`"light"` or `"dark"`).
+    with_theme => theme: String,
+});

@@ -276,18 +276,6 @@ impl ResourceLink {
             meta: None,
         }
     }
-
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets the MIME type.
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
 }
 
 impl EmbeddedResource {
@@ -300,3 +288,10 @@ impl EmbeddedResource {
         }
     }
 }
+
+option_setters!(ResourceLink {
+    /// Sets the description.
+    with_description => description: String,
+    /// Sets the MIME type.
+    with_mime_type => mime_type: String,
+});

@@ -70,10 +70,9 @@ impl DiscoverResult {
             meta: None,
         }
     }
-
-    /// Sets the instructions.
-    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.instructions = Some(instructions.into());
-        self
-    }
 }
+
+option_setters!(DiscoverResult {
+    /// Sets the instructions.
+    with_instructions => instructions: String,
+});

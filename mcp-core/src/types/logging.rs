@@ -67,10 +67,9 @@ impl LoggingMessageNotificationParams {
             data,
         }
     }
-
-    /// Sets the logger name.
-    pub fn with_logger(mut self, logger: impl Into<String>) -> Self {
-        self.logger = Some(logger.into());
-        self
-    }
 }
+
+option_setters!(LoggingMessageNotificationParams {
+    /// Sets the logger name.
+    with_logger => logger: String,
+});

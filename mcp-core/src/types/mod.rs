@@ -27,6 +27,22 @@ macro_rules! page_result {
     };
 }
 
+/// Writes `with_*` methods that set an optional field, each under its doc:
+/// `with_name => field: Type,`.
+macro_rules! option_setters {
+    ($ty:ident { $( $(#[doc = $doc:literal])* $name:ident => $field:ident: $arg:ty, )* }) => {
+        impl $ty {
+            $(
+                $(#[doc = $doc])*
+                pub fn $name(mut self, value: impl Into<$arg>) -> Self {
+                    self.$field = Some(value.into());
+                    self
+                }
+            )*
+        }
+    };
+}
+
 mod capabilities;
 mod common;
 mod completion;

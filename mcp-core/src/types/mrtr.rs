@@ -85,12 +85,6 @@ impl InputRequiredResult {
             .insert(key.into(), Value::Object(request));
         self
     }
-
-    /// Sets the `requestState` the client echoes back with its answers.
-    pub fn with_request_state(mut self, state: impl Into<String>) -> Self {
-        self.request_state = Some(state.into());
-        self
-    }
 }
 
 /// What `tools/call`, `resources/read` and `prompts/get` handlers may return: the complete
@@ -124,3 +118,8 @@ outcome_from!(
     super::ReadResourceResult,
     super::GetPromptResult
 );
+
+option_setters!(InputRequiredResult {
+    /// Sets the `requestState` the client echoes back with its answers.
+    with_request_state => request_state: String,
+});

@@ -102,10 +102,9 @@ impl CancelledNotificationParams {
             meta: None,
         }
     }
-
-    /// Sets the reason.
-    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
-        self.reason = Some(reason.into());
-        self
-    }
 }
+
+option_setters!(CancelledNotificationParams {
+    /// Sets the reason.
+    with_reason => reason: String,
+});

@@ -133,18 +133,6 @@ impl Prompt {
         }
     }
 
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets the display title.
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
     /// Appends an argument.
     pub fn with_argument(mut self, argument: PromptArgument) -> Self {
         self.arguments.get_or_insert_with(Vec::new).push(argument);
@@ -159,18 +147,6 @@ impl PromptArgument {
             name: name.into(),
             ..Self::default()
         }
-    }
-
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets `required`.
-    pub fn with_required(mut self, required: bool) -> Self {
-        self.required = Some(required);
-        self
     }
 }
 
@@ -214,10 +190,23 @@ impl GetPromptResult {
             meta: None,
         }
     }
-
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
 }
+
+option_setters!(Prompt {
+    /// Sets the description.
+    with_description => description: String,
+    /// Sets the display title.
+    with_title => title: String,
+});
+
+option_setters!(PromptArgument {
+    /// Sets the description.
+    with_description => description: String,
+    /// Sets `required`.
+    with_required => required: bool,
+});
+
+option_setters!(GetPromptResult {
+    /// Sets the description.
+    with_description => description: String,
+});

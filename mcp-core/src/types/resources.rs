@@ -176,18 +176,6 @@ impl Resource {
             ..Self::default()
         }
     }
-
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets the MIME type.
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
 }
 
 impl ResourceTemplate {
@@ -198,18 +186,6 @@ impl ResourceTemplate {
             name: name.into(),
             ..Self::default()
         }
-    }
-
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets the MIME type of every match.
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
     }
 }
 
@@ -258,3 +234,17 @@ impl ResourceUpdatedNotificationParams {
         }
     }
 }
+
+option_setters!(Resource {
+    /// Sets the description.
+    with_description => description: String,
+    /// Sets the MIME type.
+    with_mime_type => mime_type: String,
+});
+
+option_setters!(ResourceTemplate {
+    /// Sets the description.
+    with_description => description: String,
+    /// Sets the MIME type of every match.
+    with_mime_type => mime_type: String,
+});

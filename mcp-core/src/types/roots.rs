@@ -45,12 +45,6 @@ impl Root {
             meta: None,
         }
     }
-
-    /// Sets the display name.
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
 }
 
 impl ListRootsResult {
@@ -59,3 +53,8 @@ impl ListRootsResult {
         Self { roots, meta: None }
     }
 }
+
+option_setters!(Root {
+    /// Sets the display name.
+    with_name => name: String,
+});

@@ -197,12 +197,6 @@ impl CreateMessageRequestParams {
             meta: None,
         }
     }
-
-    /// Sets the system prompt.
-    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
-        self.system_prompt = Some(prompt.into());
-        self
-    }
 }
 
 impl CreateMessageResult {
@@ -230,12 +224,6 @@ impl CreateMessageResult {
             stop_reason: None,
             meta: None,
         }
-    }
-
-    /// Sets why generation stopped (`"endTurn"`, `"maxTokens"`, `"stopSequence"`, `"toolUse"`).
-    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
-        self.stop_reason = Some(reason.into());
-        self
     }
 }
 
@@ -267,3 +255,13 @@ impl ToolResultContent {
         }
     }
 }
+
+option_setters!(CreateMessageRequestParams {
+    /// Sets the system prompt.
+    with_system_prompt => system_prompt: String,
+});
+
+option_setters!(CreateMessageResult {
+    /// Sets why generation stopped (`"endTurn"`, `"maxTokens"`, `"stopSequence"`, `"toolUse"`).
+    with_stop_reason => stop_reason: String,
+});

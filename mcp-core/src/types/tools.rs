@@ -221,36 +221,6 @@ impl ToolAnnotations {
     pub fn new() -> Self {
         Self::default()
     }
-
-    /// Sets the display title.
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Sets `readOnlyHint`.
-    pub fn with_read_only(mut self, on: bool) -> Self {
-        self.read_only_hint = Some(on);
-        self
-    }
-
-    /// Sets `destructiveHint`.
-    pub fn with_destructive(mut self, on: bool) -> Self {
-        self.destructive_hint = Some(on);
-        self
-    }
-
-    /// Sets `idempotentHint`.
-    pub fn with_idempotent(mut self, on: bool) -> Self {
-        self.idempotent_hint = Some(on);
-        self
-    }
-
-    /// Sets `openWorldHint`.
-    pub fn with_open_world(mut self, on: bool) -> Self {
-        self.open_world_hint = Some(on);
-        self
-    }
 }
 
 impl CallToolRequestParams {
@@ -278,3 +248,16 @@ impl CallToolRequestParams {
         self
     }
 }
+
+option_setters!(ToolAnnotations {
+    /// Sets the display title.
+    with_title => title: String,
+    /// Sets `readOnlyHint`.
+    with_read_only => read_only_hint: bool,
+    /// Sets `destructiveHint`.
+    with_destructive => destructive_hint: bool,
+    /// Sets `idempotentHint`.
+    with_idempotent => idempotent_hint: bool,
+    /// Sets `openWorldHint`.
+    with_open_world => open_world_hint: bool,
+});
