@@ -22,6 +22,7 @@ use std::fmt;
 /// assert_eq!(parsed.scope.as_deref(), Some("books:read books:write"));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BearerChallenge {
     /// The Protected Resource Metadata URL (RFC 9728).
     pub resource_metadata: Option<String>,

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 /// A Protected Resource Metadata document (RFC 9728 §2).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ProtectedResourceMetadata {
     /// The resource identifier: the MCP server's canonical URL.
     pub resource: String,
@@ -32,6 +33,7 @@ pub struct ProtectedResourceMetadata {
 
 /// Authorization Server Metadata (RFC 8414 §2; OpenID Connect discovery uses the same names).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AuthorizationServerMetadata {
     /// The issuer identifier; must equal the URL the document was discovered for.
     pub issuer: String,

@@ -12,6 +12,7 @@ pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, McpError>> + 
 
 /// A 401 or 403 from the MCP endpoint, as the transport hands it to its [`AuthProvider`].
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Refusal {
     /// 401 (no or bad credentials) or 403 (not enough scope).
     pub status: u16,

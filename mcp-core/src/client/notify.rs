@@ -7,6 +7,7 @@ use serde_json::Value;
 
 /// A notification the server sent.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ServerNotification {
     /// The method, e.g. `notifications/progress`.
     pub method: String,

@@ -16,6 +16,7 @@ pub enum CacheScope {
 
 /// How long, and for whom, a result stays fresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CacheHint {
     /// Milliseconds the result stays fresh (0: immediately stale).
     pub ttl_ms: u64,

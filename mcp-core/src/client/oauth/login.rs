@@ -18,6 +18,7 @@ use crate::fetch::{parse_query, Fetch};
 ///
 /// `Debug` hides the code.
 #[derive(Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AuthorizationResponse {
     /// The authorization code.
     pub code: Option<String>,

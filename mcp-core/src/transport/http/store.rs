@@ -42,6 +42,7 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, McpError>> +
 /// serve it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SessionRecord {
     /// The `Mcp-Session-Id`.
     pub id: String,
