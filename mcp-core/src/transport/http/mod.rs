@@ -340,8 +340,9 @@ async fn endpoint<S: Send + Sync + 'static>(
         Method::POST => {
             let json = headers::get(headers, "content-type").is_some_and(|t| {
                 t.trim()
-                    .to_ascii_lowercase()
-                    .starts_with("application/json")
+                    .as_bytes()
+                    .get(..16)
+                    .is_some_and(|p| p.eq_ignore_ascii_case(b"application/json"))
             });
             if !json {
                 let e = McpError::invalid_request("Unsupported Media Type: send application/json");
@@ -465,12 +466,16 @@ fn accepts_answers(headers: &HeaderMap) -> bool {
     let Some(accept) = headers::get(headers, "accept") else {
         return true;
     };
+    const ANSWERS: [&str; 5] = [
+        "application/json",
+        "text/event-stream",
+        "*/*",
+        "application/*",
+        "text/*",
+    ];
     accept.split(',').any(|range| {
         let media = range.split(';').next().unwrap_or("").trim();
-        matches!(
-            media.to_ascii_lowercase().as_str(),
-            "application/json" | "text/event-stream" | "*/*" | "application/*" | "text/*"
-        )
+        ANSWERS.iter().any(|m| media.eq_ignore_ascii_case(m))
     })
 }
 

@@ -65,10 +65,9 @@ pub(crate) fn accepts_sse(headers: &HeaderMap) -> bool {
     };
     accept.split(',').any(|range| {
         let media = range.split(';').next().unwrap_or("").trim();
-        matches!(
-            media.to_ascii_lowercase().as_str(),
-            "text/event-stream" | "*/*" | "text/*"
-        )
+        ["text/event-stream", "*/*", "text/*"]
+            .iter()
+            .any(|m| media.eq_ignore_ascii_case(m))
     })
 }
 
@@ -120,7 +119,8 @@ where
 {
     let timeout = answering.timeout;
     let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
-    let fut = start(tx);
+    // Boxed: the task holds a pointer, not the whole handler future (copied on spawn).
+    let fut = Box::pin(start(tx));
     let mut handle = tokio::spawn(async move {
         match tokio::time::timeout(timeout, fut).await {
             Ok(answer) => answer,
