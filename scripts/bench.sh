@@ -57,7 +57,7 @@ echo "== clients (stdio, against the raw server: the client is what is measured)
 server0=("$bin/raw-stdio")
 command -v taskset >/dev/null && server0=(taskset -c 0 "$bin/raw-stdio")
 for depth in 1 64; do
-  record "mcp client" "client-stdio-$depth" "$(pin 1 "$bin/client-ours" "$depth" 100000 -- "${server0[@]}")"
+  record "modelctx client" "client-stdio-$depth" "$(pin 1 "$bin/client-ours" "$depth" 100000 -- "${server0[@]}")"
   record "rmcp client" "client-stdio-$depth" "$(pin 1 "$bin/client-rmcp" "$depth" 100000 -- "${server0[@]}")"
 done
 

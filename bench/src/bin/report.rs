@@ -100,7 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| HTTP 32 connections vs rmcp >= 1.5x | {} |",
         ratio(get(ours, "http-32", "rate"), get("rmcp", "http-32", "rate"))
     );
-    let (our_client, rmcp_client) = ("mcp client", "rmcp client");
+    let (our_client, rmcp_client) = ("modelctx client", "rmcp client");
     println!(
         "| client, 64 in flight, vs rmcp's client >= 5x | {} |",
         ratio(
