@@ -318,9 +318,13 @@ impl Session {
             .is_ok()
     }
 
-    /// Sends a request to the client and waits for its answer (2025 server-to-client requests:
-    /// `roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`). Fails on a session
-    /// that is not a 2025 one, and when the connection closes before the answer.
+    /// Sends a request to the client on the session's own stream (stdio: the connection; HTTP
+    /// 2025: the standalone `GET` stream) and waits for its answer (2025 server-to-client
+    /// requests: `roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`). This is
+    /// for code outside any request (a connect hook, a background task); inside a handler use
+    /// [`RequestContext::request`](super::RequestContext::request), which asks on that
+    /// request's stream and stops when the request is cancelled. Fails on a session that is
+    /// not a 2025 one, and when the connection closes before the answer.
     pub async fn request<P: Serialize, R: serde::de::DeserializeOwned>(
         &self,
         method: &str,
