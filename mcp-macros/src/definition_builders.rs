@@ -11,6 +11,7 @@ use crate::runtime::RT;
 pub(crate) fn icons_and_meta(icons: &[LitStr], meta: Option<&LitStr>) -> Vec<TokenStream> {
     let mut out = Vec::new();
     if !icons.is_empty() {
+        // A local: quote binds each name used in a repetition, and `RT` is a const.
         let rt = RT;
         out.push(quote!(.icons(::std::vec![#(#rt::types::Icon::new(#icons)),*])));
     }

@@ -21,6 +21,7 @@ mod handle;
 mod pattern;
 mod placement;
 mod runtime;
+mod source_files;
 mod spelling;
 mod suggest;
 
@@ -607,5 +608,110 @@ fn expand_tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
                 }
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenTree;
+
+    use super::*;
+
+    fn idents(tokens: TokenStream2, out: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                TokenTree::Group(group) => idents(group.stream(), out),
+                TokenTree::Ident(ident) => out.push(ident.to_string()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Every path the expansion writes to the runtime goes through `crate = ".."`: a site that
+    /// wrote `::modelctx` itself would compile in the ui tests (where that crate is there) and
+    /// break a user who reaches the crate only through a re-export.
+    fn only_through(expanded: TokenStream2) {
+        let mut names = Vec::new();
+        idents(expanded.clone(), &mut names);
+        assert!(
+            !names.iter().any(|n| n == "modelctx"),
+            "a path that ignores `crate`: {expanded}"
+        );
+        assert!(names.iter().any(|n| n == "zz"), "{expanded}");
+    }
+
+    #[test]
+    fn every_generated_path_goes_through_the_crate_key() {
+        // A tool with context, constraints, a default, a Result with a tool error, and hints.
+        only_through(with_runtime(
+            quote!(crate = "zz", read_only, icon = "https://x/i.png"),
+            |args| {
+                expand_free_tool(
+                    args,
+                    quote! {
+                        /// Search.
+                        async fn search(
+                            ctx: RequestContext,
+                            #[arg(range(1..=10), default = 5)] limit: u8,
+                            #[arg(pattern = "^[a-z]+$")] query: String,
+                        ) -> Result<Vec<String>, ToolError> {
+                            Ok(vec![])
+                        }
+                    },
+                )
+            },
+        ));
+        // A templated resource with a completer, and a plain one.
+        only_through(with_runtime(quote!("notes://{id}", crate = "zz"), |args| {
+            features::expand_resource(
+                args,
+                quote! {
+                    /// A note.
+                    async fn note(#[arg(complete = ids)] id: String) -> Result<String, ToolError> {
+                        Ok(id)
+                    }
+                },
+            )
+        }));
+        // A prompt with a completer.
+        only_through(with_runtime(quote!(crate = "zz"), |args| {
+            features::expand_prompt(
+                args,
+                quote! {
+                    /// Review.
+                    async fn review(#[arg(complete = langs)] lang: String) -> Vec<PromptMessage> {
+                        vec![]
+                    }
+                },
+            )
+        }));
+        // A #[tools] block with a tool, a resource, a prompt and a `&self` completer.
+        only_through(with_runtime(quote!(crate = "zz"), |args| {
+            expand_tools_impl(
+                args,
+                quote! {
+                    impl Shop {
+                        /// Count.
+                        #[tool(idempotent)]
+                        async fn count(&self, #[arg(length(max = 3))] tag: String) -> usize {
+                            0
+                        }
+                        /// A book.
+                        #[resource("shop://books/{index}")]
+                        async fn book(&self, #[arg(complete = Self::positions)] index: usize) -> Option<String> {
+                            None
+                        }
+                        /// Greet.
+                        #[prompt]
+                        async fn greet(&self, name: String) -> String {
+                            name
+                        }
+                        fn positions(&self, typed: &str) -> Vec<String> {
+                            vec![]
+                        }
+                    }
+                },
+            )
+        }));
     }
 }

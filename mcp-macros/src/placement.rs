@@ -47,12 +47,12 @@ pub(crate) fn misplaced(item: &syn::ItemFn, what: &str) -> Option<TokenStream> {
 
 /// The source file of `span` and the byte offset of `span` in it, when the text there is
 /// `expected` (so a span from another macro's output is never misread).
-fn source_around(span: Span, expected: &str) -> Option<(String, usize)> {
+fn source_around(span: Span, expected: &str) -> Option<(std::rc::Rc<str>, usize)> {
     // Compiled before Rust 1.88, the compiler gives no file (and the answer is "free").
     let path = span.local_file()?;
     let start = span.start();
     let (line, column) = (start.line, start.column + 1);
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::source_files::read(&path)?;
     if line == 0 {
         return None;
     }

@@ -101,7 +101,11 @@ fn take_crate_key(args: TokenStream) -> (TokenStream, Option<syn::LitStr>, Vec<s
     for token in args.clone() {
         match &token {
             TokenTree::Punct(p) if p.as_char() == ',' => entries.push(Vec::new()),
-            _ => entries.last_mut().map_or((), |entry| entry.push(token)),
+            _ => {
+                if let Some(entry) = entries.last_mut() {
+                    entry.push(token);
+                }
+            }
         }
     }
     let is_key = |entry: &[TokenTree]| {
@@ -145,7 +149,7 @@ fn take_crate_key(args: TokenStream) -> (TokenStream, Option<syn::LitStr>, Vec<s
 /// being compiled, else `::modelctx`.
 fn default_path() -> TokenStream {
     let key = std::env::var_os("CARGO_MANIFEST_DIR")
-        .and_then(|dir| std::fs::read_to_string(std::path::Path::new(&dir).join("Cargo.toml")).ok())
+        .and_then(|dir| crate::source_files::read(&std::path::Path::new(&dir).join("Cargo.toml")))
         .and_then(|manifest| renamed_key(&manifest));
     let ident = key
         .and_then(|key| syn::parse_str::<syn::Ident>(&key.replace('-', "_")).ok())

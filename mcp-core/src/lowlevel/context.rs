@@ -330,11 +330,8 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         if !self.wants_log(level) {
             return Ok(());
         }
-        let params = LoggingMessageNotificationParams {
-            level,
-            logger: logger.map(str::to_owned),
-            data: serde_json::to_value(data)?,
-        };
+        let mut params = LoggingMessageNotificationParams::new(level, serde_json::to_value(data)?);
+        params.logger = logger.map(str::to_owned);
         self.notify("notifications/message", params).await
     }
 

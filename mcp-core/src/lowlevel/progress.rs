@@ -101,13 +101,9 @@ impl<S: Send + Sync + 'static> Progress<'_, S> {
             }
         }
         *last = Some(self.progress);
-        let params = ProgressNotificationParams {
-            progress_token: token.clone(),
-            progress: self.progress,
-            total: self.total,
-            message: self.message,
-            meta: None,
-        };
+        let mut params = ProgressNotificationParams::new(token.clone(), self.progress);
+        params.total = self.total;
+        params.message = self.message;
         if let Err(e) = ctx.notify("notifications/progress", params).await {
             tracing::debug!(%id, error = %e, "progress report not sent");
         }

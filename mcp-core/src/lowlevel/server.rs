@@ -238,15 +238,11 @@ impl<S: Send + Sync + 'static> Server<S> {
     fn install_builtins(&mut self) {
         self.on_ping(|_, _: RequestParams| async { Ok(EmptyResult::default()) });
         self.on_discover(|ctx, _: RequestParams| async move {
-            Ok(DiscoverResult {
-                supported_versions: crate::era::MODERN_VERSIONS
-                    .iter()
-                    .map(|v| (*v).to_owned())
-                    .collect(),
-                capabilities: ctx.server_capabilities().clone(),
-                instructions: ctx.instructions().map(str::to_owned),
-                meta: None,
-            })
+            let versions = crate::era::MODERN_VERSIONS.iter().map(|v| (*v).to_owned());
+            let mut discovered =
+                DiscoverResult::new(versions.collect(), ctx.server_capabilities().clone());
+            discovered.instructions = ctx.instructions().map(str::to_owned);
+            Ok(discovered)
         });
     }
 

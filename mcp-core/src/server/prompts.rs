@@ -183,14 +183,10 @@ pub trait IntoPromptResult {
 
 impl From<String> for GetPromptResult {
     fn from(text: String) -> Self {
-        Self {
-            description: None,
-            messages: vec![PromptMessage {
-                role: Role::User,
-                content: ContentBlock::text(text),
-            }],
-            meta: None,
-        }
+        Self::new(vec![PromptMessage::new(
+            Role::User,
+            ContentBlock::text(text),
+        )])
     }
 }
 
@@ -208,11 +204,7 @@ impl IntoPromptResult for PromptMessage {
 
 impl IntoPromptResult for Vec<PromptMessage> {
     fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
-        Ok(GetPromptResult {
-            description: None,
-            messages: self,
-            meta: None,
-        })
+        Ok(GetPromptResult::new(self))
     }
 }
 

@@ -250,10 +250,7 @@ pub trait IntoReadResult {
 }
 
 fn single(contents: ResourceContents) -> ReadResourceResult {
-    ReadResourceResult {
-        contents: vec![contents],
-        meta: None,
-    }
+    ReadResourceResult::new(vec![contents])
 }
 
 impl IntoReadResult for String {
@@ -308,10 +305,7 @@ impl IntoReadResult for ResourceContents {
 
 impl IntoReadResult for Vec<ResourceContents> {
     fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ReadFailure> {
-        Ok(ReadResourceResult {
-            contents: self,
-            meta: None,
-        })
+        Ok(ReadResourceResult::new(self))
     }
 }
 

@@ -165,14 +165,7 @@ impl<S: Send + Sync + 'static> McpServer<S> {
                     )));
                 }
                 let skills = blocking(move || dir.skills()).await?;
-                Ok(cacheable(
-                    era,
-                    ListSkillsResult {
-                        skills,
-                        next_cursor: None,
-                        meta: None,
-                    },
-                ))
+                Ok(cacheable(era, ListSkillsResult::new(skills)))
             }
         });
         let get = dir.clone();
@@ -277,20 +270,7 @@ fn contents(uri: String, bytes: Vec<u8>, mime: &str) -> ReadResourceResult {
         Ok(text) => ResourceContents::text(uri, text),
         Err(e) => ResourceContents::blob(uri, crate::base64::encode(e.as_bytes())),
     };
-    let part = match part {
-        ResourceContents::Text(mut t) => {
-            t.mime_type = Some(mime.to_owned());
-            ResourceContents::Text(t)
-        }
-        ResourceContents::Blob(mut b) => {
-            b.mime_type = Some(mime.to_owned());
-            ResourceContents::Blob(b)
-        }
-    };
-    ReadResourceResult {
-        contents: vec![part],
-        meta: None,
-    }
+    ReadResourceResult::new(vec![part.with_mime_type(mime)])
 }
 
 /// The MIME type served for a file, by extension.

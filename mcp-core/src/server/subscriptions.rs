@@ -165,10 +165,7 @@ pub(crate) async fn listen<S: Send + Sync + 'static>(
     let mut closing = subscribers.closing.subscribe();
     ctx.notify(
         "notifications/subscriptions/acknowledged",
-        SubscriptionsAcknowledgedParams {
-            notifications: honoured.clone(),
-            meta: None,
-        },
+        SubscriptionsAcknowledgedParams::new(honoured.clone()),
     )
     .await?;
     loop {

@@ -118,6 +118,15 @@ pub struct EmptyResult {
     pub meta: Option<Meta>,
 }
 
+/// The map of a JSON object; `None` for any other value (the constructors that take a
+/// `serde_json::Value` for an object-typed field leave the field unset then).
+pub(crate) fn object(value: Value) -> Option<JsonObject> {
+    match value {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
 /// `deserialize_with` for an optional field that, when present, must be a `T`: absent is
 /// `None` (with `#[serde(default)]`), but an explicit `null` is refused as a type error instead
 /// of being read as absent (`"arguments": null` is not an object).

@@ -91,10 +91,7 @@ impl ElicitRequestParams {
         Self {
             mode: None,
             message: message.into(),
-            requested_schema: match requested_schema {
-                serde_json::Value::Object(map) => Some(map),
-                _ => None,
-            },
+            requested_schema: super::common::object(requested_schema),
             url: None,
             elicitation_id: None,
             meta: None,
@@ -116,10 +113,7 @@ impl ElicitResult {
     pub fn accept(content: serde_json::Value) -> Self {
         Self {
             action: "accept".into(),
-            content: match content {
-                serde_json::Value::Object(map) => Some(map),
-                _ => None,
-            },
+            content: super::common::object(content),
             meta: None,
         }
     }

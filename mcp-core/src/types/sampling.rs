@@ -136,37 +136,9 @@ pub struct ToolResultContent {
     pub meta: Option<Meta>,
 }
 
-impl CreateMessageRequestParams {
-    /// One user message of plain text, at most `max_tokens` tokens back; every other field
-    /// unset.
-    ///
-    /// ```
-    /// use modelctx_core::types::CreateMessageRequestParams;
-    /// let p = CreateMessageRequestParams::user_text("What is the capital of France?", 100);
-    /// assert_eq!(p.max_tokens, 100);
-    /// assert_eq!(p.messages[0].content["text"], "What is the capital of France?");
-    /// ```
-    pub fn user_text(text: impl Into<String>, max_tokens: u64) -> Self {
-        Self::new(
-            vec![SamplingMessage::new(
-                Role::User,
-                serde_json::json!({"type": "text", "text": text.into()}),
-            )],
-            max_tokens,
-        )
-    }
-}
-
-impl CreateMessageResult {
-    /// The text of the answer: `content.text` of a text block (or of the first text block of
-    /// an array); `None` for other content.
-    pub fn text(&self) -> Option<&str> {
-        let block = match &self.content {
-            Value::Array(blocks) => blocks.iter().find(|b| b["type"] == "text")?,
-            block => block,
-        };
-        block.get("text")?.as_str()
-    }
+/// A `{"type":"text"}` content block.
+fn text_block(text: impl Into<String>) -> Value {
+    serde_json::json!({"type": "text", "text": text.into()})
 }
 
 impl SamplingMessage {
@@ -197,24 +169,25 @@ impl CreateMessageRequestParams {
             meta: None,
         }
     }
+
+    /// One user message of plain text, at most `max_tokens` tokens back; every other field
+    /// unset.
+    ///
+    /// ```
+    /// use modelctx_core::types::CreateMessageRequestParams;
+    /// let p = CreateMessageRequestParams::user_text("What is the capital of France?", 100);
+    /// assert_eq!(p.max_tokens, 100);
+    /// assert_eq!(p.messages[0].content["text"], "What is the capital of France?");
+    /// ```
+    pub fn user_text(text: impl Into<String>, max_tokens: u64) -> Self {
+        Self::new(
+            vec![SamplingMessage::new(Role::User, text_block(text))],
+            max_tokens,
+        )
+    }
 }
 
 impl CreateMessageResult {
-    /// The assistant's plain-text answer from `model`.
-    ///
-    /// ```
-    /// use modelctx_core::types::CreateMessageResult;
-    /// let answer = CreateMessageResult::assistant_text("Paris.", "example-model");
-    /// assert_eq!(answer.text(), Some("Paris."));
-    /// ```
-    pub fn assistant_text(text: impl Into<String>, model: impl Into<String>) -> Self {
-        Self::new(
-            Role::Assistant,
-            serde_json::json!({"type": "text", "text": text.into()}),
-            model,
-        )
-    }
-
     /// An answer from `role` with this content (one block or an array) and model name.
     pub fn new(role: Role, content: Value, model: impl Into<String>) -> Self {
         Self {
@@ -225,6 +198,27 @@ impl CreateMessageResult {
             meta: None,
         }
     }
+
+    /// The assistant's plain-text answer from `model`.
+    ///
+    /// ```
+    /// use modelctx_core::types::CreateMessageResult;
+    /// let answer = CreateMessageResult::assistant_text("Paris.", "example-model");
+    /// assert_eq!(answer.text(), Some("Paris."));
+    /// ```
+    pub fn assistant_text(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, text_block(text), model)
+    }
+
+    /// The text of the answer: `content.text` of a text block (or of the first text block of
+    /// an array); `None` for other content.
+    pub fn text(&self) -> Option<&str> {
+        let block = match &self.content {
+            Value::Array(blocks) => blocks.iter().find(|b| b["type"] == "text")?,
+            block => block,
+        };
+        block.get("text")?.as_str()
+    }
 }
 
 impl ToolUseContent {
@@ -234,10 +228,7 @@ impl ToolUseContent {
         Self {
             id: id.into(),
             name: name.into(),
-            input: match input {
-                Value::Object(map) => map,
-                _ => JsonObject::new(),
-            },
+            input: super::common::object(input).unwrap_or_default(),
             meta: None,
         }
     }
