@@ -235,20 +235,11 @@ fn parse_fn(
             return Err(out);
         }
     };
-    if let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first().cloned() {
-        // A method in a plain impl block: say what is missing and leave the method as it is.
+    if let Some(e) = crate::placement::misplaced(&item.sig, what) {
+        // Said once; the function is left as written.
         strip_arg_attrs(&mut item.sig);
-        let mut out = syn::Error::new_spanned(
-            &r,
-            format!("#[{what}] on a method needs #[tools] on its impl block"),
-        )
-        .to_compile_error();
+        let mut out = e.to_compile_error();
         quote::ToTokens::to_tokens(&item, &mut out);
-        return Err(out);
-    }
-    let mut bare = item.clone();
-    strip_arg_attrs(&mut bare.sig);
-    if let Some(out) = crate::placement::misplaced(&bare, what) {
         return Err(out);
     }
     let parsed = parse_sig(cx, &mut item.sig, &item.attrs, what, false);

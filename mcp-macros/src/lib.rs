@@ -350,14 +350,10 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     };
     let attrs = parse_tool_attrs(&cx, args);
     let param_attrs = strip_arg_attrs(&mut item.sig);
-    if let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first() {
-        // A method in a plain impl block: say what is missing and leave the method as it is.
-        let e = syn::Error::new_spanned(r, "#[tool] on a method needs #[tools] on its impl block");
+    if let Some(e) = placement::misplaced(&item.sig, "tool") {
+        // Said once; the function is left as written.
         let mut out = e.to_compile_error();
         quote::ToTokens::to_tokens(&item, &mut out);
-        return out;
-    }
-    if let Some(out) = placement::misplaced(&item, "tool") {
         return out;
     }
     let tool = parse_tool_fn(&cx, &item.sig, &item.attrs, &param_attrs, attrs);
@@ -377,8 +373,9 @@ fn expand_free_tool(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         #item
         #handle
 
-        // A bare impl (not in `const _`): in an impl block, where #[tool] on an associated
-        // function does not belong, it is dropped with the handle, so nothing else fails.
+        // A bare impl (not in `const _`): should the function sit in an impl block after all
+        // (a source `placement` could not read), it is dropped with the handle, so nothing
+        // else fails there.
         #[diagnostic::do_not_recommend]
         impl #impl_generics #RT::server::IntoTool<#state_ty> for #handle_path {
             fn into_tool(self) -> #RT::server::ToolDef<#state_ty> {

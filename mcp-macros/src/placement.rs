@@ -7,7 +7,7 @@
 //! read (a function written by another macro, a span without a file), the answer is "not in a
 //! block", and expansion goes on as for a free function.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::Span;
 
 /// The block directly around a function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,11 +26,17 @@ pub(crate) fn enclosing_block(ident: &syn::Ident) -> Block {
         .map_or(Block::Free, |(text, at)| block_at(&text, at))
 }
 
-/// One error for a free-function attribute (`what`: `tool`, `resource`, `prompt`) on an
-/// associated function of an impl block without `#[tools]`, or of a trait; the function is
-/// given back as written (less its `#[arg]` attributes, already stripped by the caller).
-pub(crate) fn misplaced(item: &syn::ItemFn, what: &str) -> Option<TokenStream> {
-    let name = &item.sig.ident;
+/// The one error for a free-function attribute (`what`: `tool`, `resource`, `prompt`) on a
+/// method (`&self`) or an associated function of an impl block without `#[tools]`, or in a
+/// trait; the caller gives the function back after it, as written less its `#[arg]`s.
+pub(crate) fn misplaced(sig: &syn::Signature, what: &str) -> Option<syn::Error> {
+    if let Some(syn::FnArg::Receiver(receiver)) = sig.inputs.first() {
+        return Some(syn::Error::new_spanned(
+            receiver,
+            format!("#[{what}] on a method needs #[tools] on its impl block"),
+        ));
+    }
+    let name = &sig.ident;
     let message = match enclosing_block(name) {
         Block::Free => return None,
         Block::Impl => format!(
@@ -40,9 +46,7 @@ pub(crate) fn misplaced(item: &syn::ItemFn, what: &str) -> Option<TokenStream> {
             "#[{what}] does not go in a trait: move `{name}` out of the trait, or into an impl block with #[tools]"
         ),
     };
-    let mut out = syn::Error::new(name.span(), message).to_compile_error();
-    quote::ToTokens::to_tokens(item, &mut out);
-    Some(out)
+    Some(syn::Error::new(name.span(), message))
 }
 
 /// The source file of `span` and the byte offset of `span` in it, when the text there is
