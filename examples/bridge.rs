@@ -65,7 +65,7 @@ fn backend_params(ctx: &RequestContext, mut params: Map<String, Value>) -> Value
     let level = match ctx.era() {
         Era::Legacy => ctx
             .session()
-            .log_level()
+            .and_then(|s| s.log_level())
             .and_then(|l| serde_json::to_value(l).ok()),
         Era::Modern => ctx
             .meta()
@@ -73,7 +73,7 @@ fn backend_params(ctx: &RequestContext, mut params: Map<String, Value>) -> Value
             .cloned(),
     };
     params.remove("_meta");
-    let capabilities = serde_json::to_value(&*ctx.session().client_capabilities())
+    let capabilities = serde_json::to_value(ctx.client_capabilities())
         .unwrap_or_else(|_| Value::Object(Map::new()));
     let capabilities = match (ctx.era(), ctx.meta()) {
         (Era::Modern, Some(meta)) => meta

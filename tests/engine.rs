@@ -737,7 +737,10 @@ async fn sessions_connect_close_and_reach_notification_handlers() {
                 events
                     .lock()
                     .unwrap()
-                    .push(format!("roots changed in {}", ctx.session().id()));
+                    .push(format!(
+                        "roots changed in {}",
+                        ctx.session().map_or("no session", |s| s.id())
+                    ));
                 Ok(())
             }
         });
@@ -964,7 +967,8 @@ async fn a_client_answer_gets_through_when_every_slot_is_taken() {
     let mut server = tools_server();
     server.options_mut().max_in_flight = 1;
     server.on_call_tool(|ctx, _| async move {
-        let roots: ListRootsResult = ctx.session().request("roots/list", json!({})).await?;
+        let session = ctx.session().ok_or_else(|| McpError::internal("no session"))?;
+        let roots: ListRootsResult = session.request("roots/list", json!({})).await?;
         Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))
     });
     let mut conn = open(server.clone()).await;

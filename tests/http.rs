@@ -552,13 +552,15 @@ async fn a_foreign_host_is_refused_and_loopback_names_accepted() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
+async fn sessions_over_http_are_a_2025_session_or_none_for_2026() {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
+    use std::sync::{Arc, Mutex};
     let connects = Arc::new(AtomicUsize::new(0));
     let closes = Arc::new(AtomicUsize::new(0));
+    // What each message's context says of its session: its id, or None.
+    let seen: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
     let mut server = McpServer::new("sessions").tool(HelloTool);
-    let (c, d) = (connects.clone(), closes.clone());
+    let (c, d, s) = (connects.clone(), closes.clone(), seen.clone());
     server
         .lowlevel()
         .on_connect(move |_| {
@@ -566,6 +568,12 @@ async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
         })
         .on_close(move |_| {
             d.fetch_add(1, Ordering::SeqCst);
+        })
+        .middleware(move |msg, next| {
+            s.lock()
+                .unwrap()
+                .push(msg.session().map(|s| s.id().to_owned()));
+            next.run(msg)
         });
     let (port, stop, task) = serve(server, HttpConfig::default()).await;
     let v = ("MCP-Protocol-Version", "2026-07-28");
@@ -584,9 +592,10 @@ async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
             connects.load(Ordering::SeqCst),
             closes.load(Ordering::SeqCst)
         ),
-        (3, 3),
-        "one session per 2026 request"
+        (0, 0),
+        "a 2026 request over HTTP opens no session and runs no session hooks"
     );
+    assert_eq!(*seen.lock().unwrap(), vec![None, None, None]);
     let sid = open_session(port).await;
     for id in 2..=4 {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string();
@@ -599,8 +608,14 @@ async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
     }
     assert_eq!(
         connects.load(Ordering::SeqCst),
-        4,
+        1,
         "a 2025 session connects once"
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 3 + 4, "initialize and three tools/list");
+    assert!(
+        seen[3..].iter().all(|s| s.as_deref() == Some(sid.as_str())),
+        "{seen:?}"
     );
     assert_eq!(
         send(port, "DELETE", &[("Mcp-Session-Id", &sid)], "")
@@ -608,7 +623,7 @@ async fn sessions_over_http_are_a_2025_session_or_one_2026_request() {
             .status,
         200
     );
-    assert_eq!(closes.load(Ordering::SeqCst), 4, "and closes when deleted");
+    assert_eq!(closes.load(Ordering::SeqCst), 1, "and closes when deleted");
     let _ = stop.send(());
     let _ = task.await;
 }

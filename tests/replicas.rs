@@ -32,7 +32,9 @@ async fn steps(ctx: RequestContext) -> modelctx::Result<String> {
 /// What this session is, as the replica serving the request sees it.
 #[tool]
 async fn whoami(ctx: RequestContext) -> String {
-    let session = ctx.session();
+    let Some(session) = ctx.session() else {
+        return "no session".into();
+    };
     let client = session.client_info().map(|i| i.name.clone());
     format!(
         "{} {:?} {:?}",

@@ -89,7 +89,7 @@ fn full_server() -> Server {
         .on_call_tool(|ctx, p| async move {
             match p.name.as_str() {
                 "ask" => {
-                    let session = ctx.session().clone();
+                    let session = ctx.session().cloned().ok_or_else(|| McpError::internal("no session"))?;
                     let roots: ListRootsResult = session.request("roots/list", json!({})).await?;
                     let sample: CreateMessageResult = session
                         .request("sampling/createMessage", json!({
@@ -108,7 +108,7 @@ fn full_server() -> Server {
                     Ok(CallToolResult::text(format!("{} {} {}", roots.roots.len(), sample.model, form.action)).into())
                 }
                 "announce" => {
-                    let s = ctx.session();
+                    let s = ctx.session().ok_or_else(|| McpError::internal("no session"))?;
                     s.notify("notifications/tools/list_changed", json!({})).await?;
                     s.notify("notifications/prompts/list_changed", json!({})).await?;
                     s.notify("notifications/resources/list_changed", json!({})).await?;

@@ -9,7 +9,8 @@
 //! - registering 100 and 1,000 tools (per tool, schemas compiled beforehand): flat when
 //!   registration is linear.
 //!
-//! Run: `cargo bench --manifest-path bench/Cargo.toml --bench engine` (prints JSON lines).
+//! Run: `cargo bench --manifest-path bench/Cargo.toml --bench engine` (prints JSON lines);
+//! add `-- <text>` to run only the benches whose name contains it (`-- tools/call`).
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,15 @@ async fn add(a: i64, b: i64) -> String {
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
+/// Whether the bench called `name` runs: every one, or those whose name contains the first
+/// argument that is not a flag (`cargo bench --bench engine -- tools/call`).
+fn selected(name: &str) -> bool {
+    match std::env::args().skip(1).find(|a| !a.starts_with("--")) {
+        Some(filter) => name.contains(&filter),
+        None => true,
+    }
+}
+
 fn measure(
     name: &str,
     runtime: &tokio::runtime::Runtime,
@@ -33,6 +43,9 @@ fn measure(
     line: &[u8],
     check: &str,
 ) {
+    if !selected(name) {
+        return;
+    }
     let once = runtime
         .block_on(server.handle_message(line))
         .expect("an answer");
@@ -110,6 +123,9 @@ fn main() {
     });
 
     for n in [100, 1_000] {
+        if !selected(&format!("register {n} tools, per tool")) {
+            continue;
+        }
         let mut samples = Vec::new();
         for _ in 0..10 {
             let defs = tool_defs(n);
@@ -132,6 +148,9 @@ fn main() {
 
 /// Median and p99 of `f` (many samples of 10,000 calls, after a warm-up second).
 fn micro(name: &str, mut f: impl FnMut()) {
+    if !selected(name) {
+        return;
+    }
     let iterations = 10_000u32;
     let mut samples: Vec<Duration> = Vec::new();
     let warm_until = Instant::now() + Duration::from_secs(1);

@@ -63,7 +63,7 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
     /// done (`notifications/elicitation/complete`, on the session's stream: the request that
     /// asked may be over), so it can retry what waited for it. 2025 sessions only: the 2026
     /// wire has no such notification (the client learns by retrying), and there this does
-    /// nothing. The session outlives the request: keep `ctx.session().clone()` and call
+    /// nothing. The session outlives the request: keep `ctx.session().cloned()` and call
     /// [`Session::notify`](crate::lowlevel::Session::notify) to send it later.
     pub async fn complete_elicitation(&self, key: &str) -> Result<(), McpError> {
         if self.era() != Era::Legacy {
@@ -72,9 +72,14 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         let params = ElicitationCompleteParams {
             elicitation_id: key.to_owned(),
         };
-        self.session()
-            .notify("notifications/elicitation/complete", params)
-            .await
+        match self.session() {
+            Some(session) => {
+                session
+                    .notify("notifications/elicitation/complete", params)
+                    .await
+            }
+            None => Ok(()),
+        }
     }
 
     /// Asks the client's model for a completion.

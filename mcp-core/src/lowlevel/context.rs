@@ -26,7 +26,9 @@ pub(crate) struct CallInfo<S> {
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) log_level: Option<LoggingLevel>,
-    pub(crate) session: Session,
+    /// The session or connection the message belongs to; `None` for a 2026 request that
+    /// stands alone (over HTTP; `RunningServer::handle_message`).
+    pub(crate) session: Option<Session>,
     pub(crate) server: Arc<RunningServer<S>>,
     pub(crate) sink: super::Sink,
     /// The HTTP request the message arrived in (`None` on stdio and in memory).
@@ -178,9 +180,14 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         self.info.server.state()
     }
 
-    /// The session this request belongs to.
-    pub fn session(&self) -> &Session {
-        &self.info.session
+    /// The session this request belongs to: a 2025 session (opened by `initialize`; over HTTP
+    /// what `Mcp-Session-Id` names), or the stdio or in-memory connection a 2026 request came
+    /// on. `None` for a 2026 request over HTTP (and one served by
+    /// [`RunningServer::handle_message`]): the 2026 protocol has no sessions, and such a
+    /// request belongs to nothing that outlives it. Everything about its client is on this
+    /// context ([`client_info`](Self::client_info), [`client_capabilities`](Self::client_capabilities)).
+    pub fn session(&self) -> Option<&Session> {
+        self.info.session.as_ref()
     }
 
     /// The HTTP request this message arrived in: headers, extensions, peer address (`None` on
@@ -238,10 +245,12 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         if self.info.cancel.is_fired() {
             return Err(McpError::internal("the request was cancelled"));
         }
-        self.info
-            .session
-            .request_via(&self.info.sink, method, params)
-            .await
+        let Some(session) = &self.info.session else {
+            return Err(McpError::internal(
+                "server-to-client requests need a session; this request has none",
+            ));
+        };
+        session.request_via(&self.info.sink, method, params).await
     }
 
     /// Publishes a change event to every subscriber (both eras; every replica when the bus is
@@ -341,7 +350,13 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         }
         let threshold = match self.info.era {
             Era::Modern => self.info.log_level,
-            Era::Legacy => Some(self.info.session.log_level().unwrap_or(LoggingLevel::Debug)),
+            Era::Legacy => Some(
+                self.info
+                    .session
+                    .as_ref()
+                    .and_then(Session::log_level)
+                    .unwrap_or(LoggingLevel::Debug),
+            ),
         };
         threshold.is_some_and(|t| level >= t)
     }
@@ -388,9 +403,10 @@ impl<S: Send + Sync + 'static> NotificationContext<S> {
         self.info.http.as_deref()?.principal()
     }
 
-    /// The session the notification came from.
-    pub fn session(&self) -> &Session {
-        &self.info.session
+    /// The session or connection the notification came from (`None` for a 2026 notification
+    /// over HTTP, which belongs to no session; see [`RequestContext::session`]).
+    pub fn session(&self) -> Option<&Session> {
+        self.info.session.as_ref()
     }
 
     /// The notification's `params._meta`, if any.

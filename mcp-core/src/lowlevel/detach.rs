@@ -28,7 +28,7 @@ impl<T: Send + 'static, S: Send + Sync + 'static> Detach<T, S> {
     pub(crate) fn new(inner: CatchUnwind<T>, info: Arc<CallInfo<S>>, grace: Duration) -> Self {
         Self {
             inner: Some(inner),
-            work: Some(info.session.work_started()),
+            work: info.session.as_ref().map(|s| s.work_started()),
             info,
             grace,
         }

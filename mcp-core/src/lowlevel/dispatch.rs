@@ -29,7 +29,9 @@ use crate::types::{
 /// Where a message came from and where its answers go.
 pub(crate) struct Origin<'a, S> {
     pub(crate) server: &'a Arc<RunningServer<S>>,
-    pub(crate) session: &'a Session,
+    /// The connection's or 2025 HTTP session's record; `None` for a 2026 request that stands
+    /// alone (over HTTP, or through `RunningServer::handle_message`).
+    pub(crate) session: Option<&'a Session>,
     pub(crate) sink: &'a crate::lowlevel::Sink,
     pub(crate) surface_internal: bool,
     /// The HTTP request the message arrived in.
@@ -219,12 +221,12 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
     let params = Params::from_raw(params);
     let meta = params.meta();
     let span = CallSpan::notification(&method, &params, meta.as_ref());
-    if method == "notifications/initialized" {
-        origin.session.mark_initialized_notified();
+    if let (Some(session), "notifications/initialized") = (origin.session, method.as_str()) {
+        session.mark_initialized_notified();
     }
     // A notification is never answered: inside a 2025 session its 2026 envelope (if any) is
     // ignored and it is served with the session's settings (one session, one era).
-    let envelope = match origin.session.is_initialized() {
+    let envelope = match origin.session.is_some_and(Session::is_initialized) {
         true => None,
         false => origin.server.envelopes.read(meta.as_ref()),
     };
@@ -286,12 +288,12 @@ fn classify<S: Send + Sync + 'static>(
     method: String,
     meta: Option<Meta>,
 ) -> Result<CallInfo<S>, (String, McpError)> {
-    if origin.session.is_initialized() && era::carries_modern_envelope(meta.as_ref()) {
+    let initialized = origin.session.filter(|s| s.is_initialized());
+    if let (Some(session), true) = (initialized, era::carries_modern_envelope(meta.as_ref())) {
         let e = McpError::invalid_request(format!(
             "Invalid request: this is a {} session opened by initialize; a request carrying a \
              {} _meta envelope cannot be served in it",
-            origin
-                .session
+            session
                 .protocol_version()
                 .unwrap_or_else(|| era::LATEST_LEGACY_VERSION.into()),
             era::LATEST_PROTOCOL_VERSION,
@@ -305,21 +307,25 @@ fn classify<S: Send + Sync + 'static>(
                 let e = McpError::method_not_found(&method);
                 return Err((method, e));
             }
-            origin.session.open(
-                Era::Modern,
-                env.protocol_version.clone(),
-                env.client_info.clone(),
-                env.client_capabilities.clone(),
-            );
-            if origin.session.begin() {
-                run_hooks(&origin.server.server.on_connect, origin.session);
+            // A connection (stdio, in memory) is opened by its first 2026 request; a request
+            // that stands alone has no session to open and runs no session hooks.
+            if let Some(session) = origin.session {
+                session.open(
+                    Era::Modern,
+                    env.protocol_version.clone(),
+                    env.client_info.clone(),
+                    env.client_capabilities.clone(),
+                );
+                if session.begin() {
+                    run_hooks(&origin.server.server.on_connect, session);
+                }
             }
             Ok(modern_call(origin, Some(id.clone()), method, meta, env))
         }
         None if method == "initialize" || method == "ping" => {
             Ok(session_call(origin, Some(id.clone()), method, meta))
         }
-        None if origin.session.is_initialized() => {
+        None if initialized.is_some() => {
             if MODERN_ONLY.contains(&method.as_str()) {
                 let e = McpError::method_not_found(&method);
                 return Err((method, e));
@@ -359,7 +365,7 @@ fn modern_call<S>(
         client_capabilities: env.client_capabilities,
         client_info: env.client_info,
         log_level: env.log_level,
-        session: origin.session.clone(),
+        session: origin.session.cloned(),
         server: origin.server.clone(),
         sink: origin.sink.clone(),
         http: origin.http.clone(),
@@ -384,12 +390,14 @@ fn session_call<S>(
         meta,
         era: Era::Legacy,
         protocol_version: session
-            .protocol_version()
+            .and_then(Session::protocol_version)
             .unwrap_or_else(|| era::LATEST_LEGACY_VERSION.into()),
-        client_capabilities: session.client_capabilities(),
-        client_info: session.client_info(),
+        client_capabilities: session
+            .map(Session::client_capabilities)
+            .unwrap_or_default(),
+        client_info: session.and_then(Session::client_info),
         log_level: None,
-        session: session.clone(),
+        session: session.cloned(),
         server: origin.server.clone(),
         sink: origin.sink.clone(),
         http: origin.http.clone(),
@@ -424,7 +432,9 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
         .ok_or_else(|| McpError::method_not_found(&info.method))?;
     if info.method == "logging/setLevel" {
         let p: SetLevelRequestParams = params.decode()?;
-        info.session.set_log_level(p.level);
+        if let Some(session) = &info.session {
+            session.set_log_level(p.level);
+        }
     }
     if info.era == Era::Legacy {
         return handler(ctx.clone(), params)
@@ -530,19 +540,22 @@ fn initialize<S: Send + Sync + 'static>(
     info: &CallInfo<S>,
     params: &Params,
 ) -> Result<Value, McpError> {
-    if info.session.is_initialized() {
+    if info.session.as_ref().is_some_and(Session::is_initialized) {
         return Err(McpError::invalid_request(
             "Invalid request: this session is already initialized",
         ));
     }
     let p: InitializeRequestParams = params.decode()?;
     let version = era::negotiate_legacy_version(&p.protocol_version);
-    info.session.open(
-        Era::Legacy,
-        version.into(),
-        Some(Arc::new(p.client_info)),
-        Arc::new(ClientCapabilities::clone(&p.capabilities)),
-    );
+    // Without a session (a message served alone) the handshake is answered and kept nowhere.
+    if let Some(session) = &info.session {
+        session.open(
+            Era::Legacy,
+            version.into(),
+            Some(Arc::new(p.client_info)),
+            Arc::new(ClientCapabilities::clone(&p.capabilities)),
+        );
+    }
     let result = InitializeResult {
         protocol_version: version.to_owned(),
         capabilities: info.server.capabilities().clone(),

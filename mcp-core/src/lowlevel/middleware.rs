@@ -85,9 +85,10 @@ impl<S: Send + Sync + 'static> Incoming<S> {
         self.info.http.as_deref()?.principal()
     }
 
-    /// The session the message came from.
-    pub fn session(&self) -> &Session {
-        &self.info.session
+    /// The session or connection the message came from (`None` for a 2026 message over HTTP,
+    /// which belongs to no session; see [`RequestContext::session`](super::RequestContext::session)).
+    pub fn session(&self) -> Option<&Session> {
+        self.info.session.as_ref()
     }
 
     /// The lifespan state.

@@ -118,10 +118,10 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
     /// ```
     pub async fn handle_message(self: &Arc<Self>, bytes: &[u8]) -> Option<String> {
         let (sink, mut dropped) = tokio::sync::mpsc::channel(16);
-        let session = crate::lowlevel::Session::new("embedded", sink.clone());
-        let origin = |session| dispatch::Origin {
+        // A message served alone belongs to no session (as a 2026 request over HTTP).
+        let origin = || dispatch::Origin {
             server: self,
-            session,
+            session: None,
             sink: &sink,
             surface_internal: self.server.options.surface_internal_errors,
             http: None,
@@ -134,7 +134,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
         };
         match crate::jsonrpc::decode(bytes) {
             Ok(crate::jsonrpc::Message::Request { id, method, params }) => {
-                let work = dispatch::handle_request(origin(&session), id, method, params);
+                let work = dispatch::handle_request(origin(), id, method, params);
                 tokio::select! {
                     biased;
                     answer = work => Some(answer.line),
@@ -142,7 +142,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
                 }
             }
             Ok(crate::jsonrpc::Message::Notification { method, params }) => {
-                let work = dispatch::handle_notification(origin(&session), method, params);
+                let work = dispatch::handle_notification(origin(), method, params);
                 tokio::select! {
                     biased;
                     _ = work => {}

@@ -417,8 +417,10 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
-    /// Runs `hook` with each session when it connects (2025: once `initialize` is answered;
-    /// 2026: before its first request is handled).
+    /// Runs `hook` with each session when it connects (2025: once `initialize` is answered; a
+    /// stdio or in-memory connection serving 2026: before its first request is handled). A 2026
+    /// request over HTTP belongs to no session and runs no hook; code that must run around
+    /// every request is a [`middleware`](Self::middleware).
     pub fn on_connect(&mut self, hook: impl Fn(Session) + Send + Sync + 'static) -> &mut Self {
         self.on_connect.push(Arc::new(hook));
         self

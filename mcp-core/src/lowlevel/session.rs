@@ -5,10 +5,11 @@
 //!   `initialize` until the pipe closes; over HTTP it is what `Mcp-Session-Id`
 //!   names. Its client info, capabilities and log level are fixed by `initialize` and
 //!   `logging/setLevel`.
-//! - **2026-07-28**: the protocol has no sessions. This SDK still gives every message a session
-//!   so hooks have one shape: on stdio and in-memory it is the connection (the first 2026 request
-//!   opens it), over HTTP every POST is its own one-request session. Its client info and
-//!   capabilities are those of the request that opened it; each request's own `_meta` is on the
+//! - **2026-07-28**: the protocol has no sessions. On stdio and in memory this SDK's session is
+//!   the connection (the first 2026 request opens it; its client info and capabilities are that
+//!   request's). A 2026 request over HTTP belongs to no session
+//!   ([`RequestContext::session`](crate::lowlevel::RequestContext::session) is `None`, no hooks
+//!   run). Each request's own `_meta` is on the
 //!   [`RequestContext`](crate::lowlevel::RequestContext).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -148,8 +148,8 @@ impl CallSpan {
         }
         self.span
             .record("mcp.protocol.version", &*info.protocol_version);
-        if info.era == Era::Legacy {
-            self.span.record("mcp.session.id", info.session.id());
+        if let (Era::Legacy, Some(session)) = (info.era, &info.session) {
+            self.span.record("mcp.session.id", session.id());
         }
     }
 

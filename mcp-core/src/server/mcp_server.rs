@@ -115,11 +115,15 @@ impl<S: Send + Sync + 'static> McpServer<S> {
         // session store carries them to other replicas, which then deliver them too).
         lowlevel
             .on_subscribe_resource(|ctx, p| {
-                ctx.session().set_subscribed(&p.uri, true);
+                if let Some(session) = ctx.session() {
+                    session.set_subscribed(&p.uri, true);
+                }
                 async { Ok(EmptyResult::default()) }
             })
             .on_unsubscribe_resource(|ctx, p| {
-                ctx.session().set_subscribed(&p.uri, false);
+                if let Some(session) = ctx.session() {
+                    session.set_subscribed(&p.uri, false);
+                }
                 async { Ok(EmptyResult::default()) }
             })
             .enable_logging()

@@ -55,8 +55,8 @@ impl Subscribers {
     }
 
     pub(crate) fn session_opened(self: &Arc<Self>, session: Session) {
-        // Only 2025 sessions are told about changes this way (a 2026 request is a session of
-        // its own, and hears changes through subscriptions/listen).
+        // Only 2025 sessions are told about changes this way (2026 clients hear them through
+        // subscriptions/listen).
         if session.era() != Some(Era::Legacy) {
             return;
         }

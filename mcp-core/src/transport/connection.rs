@@ -248,7 +248,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
     fn origin(&self) -> Origin<'_, S> {
         Origin {
             server: &self.server,
-            session: &self.session,
+            session: Some(&self.session),
             sink: &self.sink,
             surface_internal: self.surface_internal,
             http: None,

@@ -133,7 +133,7 @@ async fn handle<S: Send + Sync + 'static>(
             let sink = session.session.outbound_sender();
             let origin = Origin {
                 server: &shared.server,
-                session: &session.session,
+                session: Some(&session.session),
                 sink: &sink,
                 surface_internal: shared.server.server.options.surface_internal_errors,
                 http: Some(http.clone()),
@@ -242,7 +242,7 @@ async fn run_request<S: Send + Sync + 'static>(
             let _entry = entry;
             let origin = Origin {
                 server: &server,
-                session: &tracked.session,
+                session: Some(&tracked.session),
                 sink: &sink,
                 surface_internal: server.server.options.surface_internal_errors,
                 http: Some(http),
@@ -276,7 +276,7 @@ async fn initialize<S: Send + Sync + 'static>(
     let (sink, _unused) = mpsc::channel(1);
     let origin = Origin {
         server: &shared.server,
-        session: &session,
+        session: Some(&session),
         sink: &sink,
         surface_internal: shared.server.server.options.surface_internal_errors,
         http: Some(http.clone()),

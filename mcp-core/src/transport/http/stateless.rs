@@ -13,9 +13,9 @@ use crate::era::{META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::echo_capped;
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
-use crate::lowlevel::dispatch::{self, run_hooks, Origin};
+use crate::lowlevel::dispatch::{self, Origin};
 use crate::lowlevel::RunningServer;
-use crate::lowlevel::{HttpRequest, Peeked, Session};
+use crate::lowlevel::{HttpRequest, Peeked};
 
 fn reply(status: StatusCode, id: &RequestId, e: McpError) -> Response {
     response::json(status, jsonrpc::encode_error(Some(id), &e.to_wire(false)))
@@ -218,10 +218,9 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
         }
         Message::Notification { method, params } => {
             let (sink, _ignored) = tokio::sync::mpsc::channel(1);
-            let session = Session::new("http", sink.clone());
             let origin = Origin {
                 server,
-                session: &session,
+                session: None,
                 sink: &sink,
                 surface_internal: server.server.options.surface_internal_errors,
                 http: Some(http.clone()),
@@ -252,24 +251,17 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 None,
                 |_| {},
                 move |sink| async move {
-                    // Over HTTP every 2026 request is its own session.
-                    let session = Session::new("http", sink.clone());
+                    // A 2026 request over HTTP belongs to no session: no session record, no
+                    // session hooks.
                     let origin = Origin {
                         server: &server,
-                        session: &session,
+                        session: None,
                         sink: &sink,
                         surface_internal: server.server.options.surface_internal_errors,
                         http: Some(http),
                     };
                     let params = crate::lowlevel::Params::from_raw(params);
-                    let answer =
-                        dispatch::handle_read_request(origin, request_id, method, params, meta)
-                            .await;
-                    session.mark_closed();
-                    if session.was_connected() {
-                        run_hooks(&server.server.on_close, &session);
-                    }
-                    answer
+                    dispatch::handle_read_request(origin, request_id, method, params, meta).await
                 },
             )
             .await
