@@ -734,13 +734,10 @@ async fn sessions_connect_close_and_reach_notification_handlers() {
         .add_notification_handler("notifications/roots/list_changed", move |ctx, _: Value| {
             let events = e3.clone();
             async move {
-                events
-                    .lock()
-                    .unwrap()
-                    .push(format!(
-                        "roots changed in {}",
-                        ctx.session().map_or("no session", |s| s.id())
-                    ));
+                events.lock().unwrap().push(format!(
+                    "roots changed in {}",
+                    ctx.session().map_or("no session", |s| s.id())
+                ));
                 Ok(())
             }
         });
@@ -967,7 +964,9 @@ async fn a_client_answer_gets_through_when_every_slot_is_taken() {
     let mut server = tools_server();
     server.options_mut().max_in_flight = 1;
     server.on_call_tool(|ctx, _| async move {
-        let session = ctx.session().ok_or_else(|| McpError::internal("no session"))?;
+        let session = ctx
+            .session()
+            .ok_or_else(|| McpError::internal("no session"))?;
         let roots: ListRootsResult = session.request("roots/list", json!({})).await?;
         Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))
     });

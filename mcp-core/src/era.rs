@@ -6,6 +6,7 @@ use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::error::{codes, echo_capped, McpError};
+use crate::raw_meta::RawMeta;
 use crate::types::{ClientCapabilities, Implementation, LoggingLevel, Meta};
 
 /// The newest revision, served statelessly (per-request `_meta`).
@@ -107,12 +108,14 @@ pub fn modern_envelope(meta: Option<&Meta>) -> Option<Result<RequestEnvelope, Mc
 
 /// The last envelope a server read, reused while the next requests carry the same client
 /// capabilities, client info and version (a client sends the same ones on every request), so
-/// they are deserialized once rather than per request. One entry per server: a different
-/// client replaces it.
+/// they are deserialized once rather than per request. A `_meta` written exactly as the one
+/// cached is not even parsed. One entry per server: a different client replaces it.
 #[derive(Default)]
 pub(crate) struct EnvelopeCache(std::sync::Mutex<Option<Cached>>);
 
 struct Cached {
+    /// The `_meta` text the envelope was read from (log level included).
+    text: Box<str>,
     capabilities: Value,
     client_info: Option<Value>,
     envelope: RequestEnvelope,
@@ -125,10 +128,18 @@ impl std::fmt::Debug for EnvelopeCache {
 }
 
 impl EnvelopeCache {
-    /// [`modern_envelope`], answered from the cache when the capabilities, client info and
-    /// version are those of the last envelope read.
-    pub(crate) fn read(&self, meta: Option<&Meta>) -> Option<Result<RequestEnvelope, McpError>> {
-        let meta = meta?;
+    /// [`modern_envelope`], answered from the cache when `_meta` is written exactly as the last
+    /// envelope read (nothing parsed), or its capabilities, client info and version are that
+    /// envelope's (its log level read from this `_meta`).
+    pub(crate) fn read(&self, meta: Option<&RawMeta>) -> Option<Result<RequestEnvelope, McpError>> {
+        let raw = meta?;
+        {
+            let cached = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(c) = cached.as_ref().filter(|c| *c.text == *raw.text()) {
+                return Some(Ok(c.envelope.clone()));
+            }
+        }
+        let meta = raw.parsed()?;
         let version = meta.get(META_PROTOCOL_VERSION)?;
         let (Value::String(v), Some(caps)) = (version, meta.get(META_CLIENT_CAPABILITIES)) else {
             return Some(validate_envelope(meta, version));
@@ -149,6 +160,7 @@ impl EnvelopeCache {
             let read = validate_envelope(meta, version);
             if let Ok(envelope) = &read {
                 *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Cached {
+                    text: raw.text().into(),
                     capabilities: caps.clone(),
                     client_info: info.cloned(),
                     envelope: envelope.clone(),
@@ -163,11 +175,25 @@ impl EnvelopeCache {
         };
         Some(Ok(envelope))
     }
+
+    /// [`carries_modern_envelope`], without parsing a `_meta` written as the one cached (which
+    /// carries a version: only envelopes are cached).
+    pub(crate) fn carries_version(&self, meta: Option<&RawMeta>) -> bool {
+        let Some(raw) = meta else { return false };
+        let known = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|c| *c.text == *raw.text());
+        known || carries_modern_envelope(meta)
+    }
 }
 
 /// True when `params._meta` names a protocol version (a 2026 request's envelope), valid or not.
-pub(crate) fn carries_modern_envelope(meta: Option<&Meta>) -> bool {
-    meta.is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+pub(crate) fn carries_modern_envelope(meta: Option<&RawMeta>) -> bool {
+    meta.and_then(RawMeta::parsed)
+        .is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
 }
 
 fn validate_envelope(meta: &Meta, version: &Value) -> Result<RequestEnvelope, McpError> {
@@ -272,7 +298,10 @@ mod tests {
     #[test]
     fn the_envelope_cache_answers_each_request_with_its_own_envelope() {
         let cache = EnvelopeCache::default();
-        let read = |m: &Meta| cache.read(Some(m)).expect("a 2026 envelope");
+        let read = |m: &Meta| {
+            let raw = RawMeta::from_map(m);
+            cache.read(raw.as_ref()).expect("a 2026 envelope")
+        };
         let plain = meta(serde_json::json!({}), None);
         let first = read(&plain).expect("valid");
         let again = read(&plain).expect("valid");
@@ -298,6 +327,17 @@ mod tests {
         let back = read(&plain).expect("valid");
         assert!(back.client_capabilities.elicitation.is_none());
         assert_eq!(back.log_level, None);
+        // The same text again is answered from the cache with its own log level.
+        let warned = meta(serde_json::json!({}), Some("warning"));
+        for _ in 0..2 {
+            let again = read(&warned).expect("valid");
+            assert_eq!(again.log_level, Some(LoggingLevel::Warning));
+            assert!(Arc::ptr_eq(
+                &again.client_capabilities,
+                &back.client_capabilities
+            ));
+        }
+        assert_eq!(read(&plain).expect("valid").log_level, None);
         // An unsupported version is never served from the cache.
         let mut old = plain.clone();
         old.insert(META_PROTOCOL_VERSION.into(), Value::from("2099-01-01"));

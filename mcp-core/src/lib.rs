@@ -27,6 +27,7 @@ mod lines;
 pub mod lowlevel;
 mod peer;
 mod random_id;
+mod raw_meta;
 pub mod request_state;
 pub mod server;
 pub mod trace;

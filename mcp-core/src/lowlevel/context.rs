@@ -20,7 +20,8 @@ use crate::types::{
 pub(crate) struct CallInfo<S> {
     pub(crate) id: Option<RequestId>,
     pub(crate) method: String,
-    pub(crate) meta: Option<Meta>,
+    /// `params._meta`, parsed the first time someone asks.
+    pub(crate) meta: Option<crate::raw_meta::RawMeta>,
     pub(crate) era: Era,
     pub(crate) protocol_version: Arc<str>,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
@@ -145,14 +146,14 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
 
     /// The request's inbound `params._meta`, if any.
     pub fn meta(&self) -> Option<&Meta> {
-        self.info.meta.as_ref()
+        self.info.meta.as_ref()?.parsed()
     }
 
     /// The caller's W3C Trace Context: `traceparent` (and `tracestate`) from the request's
     /// `params._meta` (SEP-414), when a valid one came. It is also recorded on the request's
     /// `tracing` span; an OpenTelemetry layer can make it the span's remote parent.
     pub fn trace_context(&self) -> Option<crate::trace::TraceContext> {
-        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?)
+        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?.parsed()?)
     }
 
     /// The era this request is served in.
@@ -411,13 +412,13 @@ impl<S: Send + Sync + 'static> NotificationContext<S> {
 
     /// The notification's `params._meta`, if any.
     pub fn meta(&self) -> Option<&Meta> {
-        self.info.meta.as_ref()
+        self.info.meta.as_ref()?.parsed()
     }
 
     /// The sender's W3C Trace Context from `params._meta`, as
     /// [`RequestContext::trace_context`] reads it.
     pub fn trace_context(&self) -> Option<crate::trace::TraceContext> {
-        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?)
+        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?.parsed()?)
     }
 
     /// The era of the message.

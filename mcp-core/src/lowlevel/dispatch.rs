@@ -22,8 +22,9 @@ use crate::lowlevel::{
     CallInfo, Incoming, Next, NotificationContext, Params, RequestContext, Session, SessionHook,
     CACHEABLE_METHODS,
 };
+use crate::raw_meta::RawMeta;
 use crate::types::{
-    ClientCapabilities, InitializeRequestParams, InitializeResult, Meta, SetLevelRequestParams,
+    ClientCapabilities, InitializeRequestParams, InitializeResult, SetLevelRequestParams,
 };
 
 /// Where a message came from and where its answers go.
@@ -74,7 +75,7 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     params: Option<Box<RawValue>>,
 ) -> Answer {
     let params = Params::from_raw(params);
-    let meta = params.meta();
+    let meta = params.raw_meta();
     handle_read_request(origin, id, method, params, meta).await
 }
 
@@ -85,7 +86,7 @@ pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
     id: RequestId,
     method: String,
     params: Params,
-    meta: Option<Meta>,
+    meta: Option<RawMeta>,
 ) -> Answer {
     let span = CallSpan::request(&id, &method, &params, meta.as_ref());
     let classified = {
@@ -219,7 +220,7 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
     params: Option<Box<RawValue>>,
 ) {
     let params = Params::from_raw(params);
-    let meta = params.meta();
+    let meta = params.raw_meta();
     let span = CallSpan::notification(&method, &params, meta.as_ref());
     if let (Some(session), "notifications/initialized") = (origin.session, method.as_str()) {
         session.mark_initialized_notified();
@@ -286,7 +287,7 @@ fn classify<S: Send + Sync + 'static>(
     origin: &Origin<'_, S>,
     id: &RequestId,
     method: String,
-    meta: Option<Meta>,
+    meta: Option<RawMeta>,
 ) -> Result<CallInfo<S>, (String, McpError)> {
     let initialized = origin.session.filter(|s| s.is_initialized());
     if let (Some(session), true) = (initialized, era::carries_modern_envelope(meta.as_ref())) {
@@ -353,7 +354,7 @@ fn modern_call<S>(
     origin: &Origin<'_, S>,
     id: Option<RequestId>,
     method: String,
-    meta: Option<Meta>,
+    meta: Option<RawMeta>,
     env: era::RequestEnvelope,
 ) -> CallInfo<S> {
     CallInfo {
@@ -381,7 +382,7 @@ fn session_call<S>(
     origin: &Origin<'_, S>,
     id: Option<RequestId>,
     method: String,
-    meta: Option<Meta>,
+    meta: Option<RawMeta>,
 ) -> CallInfo<S> {
     let session = origin.session;
     CallInfo {

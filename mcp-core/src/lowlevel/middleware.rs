@@ -52,7 +52,7 @@ impl<S: Send + Sync + 'static> Incoming<S> {
 
     /// The message's `params._meta` as it arrived.
     pub fn meta(&self) -> Option<&Meta> {
-        self.info.meta.as_ref()
+        self.info.meta.as_ref()?.parsed()
     }
 
     /// The sender's W3C Trace Context from `params._meta` (SEP-414), as
@@ -60,7 +60,7 @@ impl<S: Send + Sync + 'static> Incoming<S> {
     /// middleware runs inside the message's `tracing` span: it is the place to make this the
     /// span's remote parent (see `examples/otel`).
     pub fn trace_context(&self) -> Option<crate::trace::TraceContext> {
-        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?)
+        crate::trace::TraceContext::from_meta(self.info.meta.as_ref()?.parsed()?)
     }
 
     /// The era of the message.

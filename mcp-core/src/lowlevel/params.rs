@@ -5,6 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{echo_capped, restore_written_integers, McpError};
+use crate::raw_meta::RawMeta;
 use crate::types::Meta;
 
 /// The `params` of an inbound message. Raw text until decoded; middleware may replace it.
@@ -110,6 +111,15 @@ impl Params {
         *self = Self::from_value(value);
     }
 
+    /// `params._meta` as text, parsed later only if someone asks (what the engine carries).
+    pub(crate) fn raw_meta(&self) -> Option<RawMeta> {
+        match &self.repr {
+            Repr::Absent => None,
+            Repr::Raw(raw) => crate::raw_meta::read(raw.get()),
+            Repr::Value(v) => RawMeta::from_map(v.get("_meta")?.as_object()?),
+        }
+    }
+
     /// Reads `params._meta` without decoding the rest.
     pub fn meta(&self) -> Option<Meta> {
         #[derive(serde::Deserialize)]
@@ -146,8 +156,12 @@ fn invalid_params(e: &serde_json::Error, source: Option<&str>) -> McpError {
 #[cfg(feature = "http")]
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct Peeked {
-    #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<Meta>,
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "crate::raw_meta::object_meta"
+    )]
+    pub(crate) meta: Option<RawMeta>,
     #[serde(default)]
     pub(crate) name: Option<Value>,
     #[serde(default)]

@@ -29,8 +29,8 @@ use tracing::Span;
 use crate::era::Era;
 use crate::jsonrpc::RequestId;
 use crate::lowlevel::{CallInfo, Params};
+use crate::raw_meta::RawMeta;
 use crate::trace::TraceContext;
-use crate::types::Meta;
 
 /// The `tracing` target of the spans (stable, whatever the module layout): filter with
 /// `modelctx_core::span=info`.
@@ -73,7 +73,7 @@ impl CallSpan {
         id: &RequestId,
         method: &str,
         params: &Params,
-        meta: Option<&Meta>,
+        meta: Option<&RawMeta>,
     ) -> Self {
         let this = Self::begin(mcp_span!("mcp.server.request"), method, params, meta);
         if this.started.is_some() {
@@ -88,11 +88,11 @@ impl CallSpan {
     }
 
     /// The span of a notification (`mcp.server.notification`).
-    pub(crate) fn notification(method: &str, params: &Params, meta: Option<&Meta>) -> Self {
+    pub(crate) fn notification(method: &str, params: &Params, meta: Option<&RawMeta>) -> Self {
         Self::begin(mcp_span!("mcp.server.notification"), method, params, meta)
     }
 
-    fn begin(span: Span, method: &str, params: &Params, meta: Option<&Meta>) -> Self {
+    fn begin(span: Span, method: &str, params: &Params, meta: Option<&RawMeta>) -> Self {
         if span.is_disabled() {
             return Self {
                 span,
@@ -119,7 +119,10 @@ impl CallSpan {
             }
             _ => {}
         }
-        if let Some(tc) = meta.and_then(TraceContext::from_meta) {
+        if let Some(tc) = meta
+            .and_then(RawMeta::parsed)
+            .and_then(TraceContext::from_meta)
+        {
             span.record("traceparent", tc.traceparent());
             if let Some(state) = tc.tracestate() {
                 span.record("tracestate", state);

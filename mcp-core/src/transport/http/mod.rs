@@ -49,7 +49,7 @@ pub use redis_store::RedisStore;
 pub use store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture};
 
 use crate::auth::{Principal, Protection, PROTECTED_RESOURCE_PATH};
-use crate::era::{LEGACY_VERSIONS, META_PROTOCOL_VERSION};
+use crate::era::LEGACY_VERSIONS;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
 use crate::lowlevel::IntoServer;
@@ -375,7 +375,12 @@ async fn endpoint<S: Send + Sync + 'static>(
             if let Some(refused) = scope_check(&shared, &http, &message) {
                 return refused;
             }
-            if let Some(peeked) = stateless_peek(headers, &message, session_id.is_some()) {
+            if let Some(peeked) = stateless_peek(
+                &shared.server.envelopes,
+                headers,
+                &message,
+                session_id.is_some(),
+            ) {
                 stateless::post(&shared.server, &shared.config, &http, message, peeked).await
             } else {
                 legacy::post(&shared, session_id.as_deref(), &http, message).await
@@ -510,16 +515,18 @@ async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes,
 /// For a 2026 message (a `_meta` protocol version in the body, or a version header newer than
 /// the 2025 ones; both when it also names a session), the routed parts of its params, read
 /// once for the checks that follow.
-fn stateless_peek(headers: &HeaderMap, message: &Message, in_session: bool) -> Option<Peeked> {
+fn stateless_peek(
+    envelopes: &crate::era::EnvelopeCache,
+    headers: &HeaderMap,
+    message: &Message,
+    in_session: bool,
+) -> Option<Peeked> {
     let params = match message {
         Message::Request { params, .. } | Message::Notification { params, .. } => params,
         Message::Response { .. } => return None,
     };
     let peeked = peek(params.as_deref());
-    let has_envelope = peeked
-        .meta
-        .as_ref()
-        .is_some_and(|meta| meta.contains_key(META_PROTOCOL_VERSION));
+    let has_envelope = envelopes.carries_version(peeked.meta.as_ref());
     let newer_header = headers::get(headers, "mcp-protocol-version")
         .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
     let modern = if in_session {

@@ -64,10 +64,15 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
             return Err(bad(McpError::new(e.code(), e.message().into_owned())));
         }
     }
-    let body_version = meta
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(|v| v.as_str())
-        .unwrap_or_default();
+    let body_version = match &envelope {
+        Ok(envelope) => &*envelope.protocol_version,
+        // Only a refused envelope is parsed here (the cache answered the others).
+        Err(_) => meta
+            .and_then(|m| m.parsed())
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(|v| v.as_str())
+            .unwrap_or_default(),
+    };
     match headers::get(headers, "mcp-protocol-version") {
         None => return Err(bad(mismatch("Header mismatch: missing MCP-Protocol-Version header".into()))),
         Some(h) if h.trim() != body_version => {
