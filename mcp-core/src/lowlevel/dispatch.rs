@@ -290,7 +290,7 @@ fn classify<S: Send + Sync + 'static>(
     meta: Option<RawMeta>,
 ) -> Result<CallInfo<S>, (String, McpError)> {
     let initialized = origin.session.filter(|s| s.is_initialized());
-    if let (Some(session), true) = (initialized, era::carries_modern_envelope(meta.as_ref())) {
+    if let Some(session) = initialized.filter(|_| era::carries_modern_envelope(meta.as_ref())) {
         let e = McpError::invalid_request(format!(
             "Invalid request: this is a {} session opened by initialize; a request carrying a \
              {} _meta envelope cannot be served in it",
