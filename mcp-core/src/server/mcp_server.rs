@@ -701,8 +701,10 @@ async fn call_tool<S: Send + Sync + 'static>(
         _ => JsonObject::new(),
     };
     if ctx.era() == Era::Modern {
-        if let Some(created) = super::tasks::maybe_start(tasks, &def, &ctx, &args, source).await? {
-            return Ok(Reply::Value(created));
+        if let Some(start) = super::tasks::maybe_start(tasks, &def, &ctx, &args, source)? {
+            if let Some(created) = start.await? {
+                return Ok(Reply::Value(created));
+            }
         }
     }
     let result = match execute(&def, ctx, args, source).await {

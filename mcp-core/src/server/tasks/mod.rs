@@ -217,30 +217,37 @@ fn owner_of<S: Send + Sync + 'static>(ctx: &RequestContext<S>) -> Option<String>
     }
 }
 
-/// Decides how a 2026 `tools/call` of `def` runs: `Ok(None)` synchronously, `Ok(Some(..))`
-/// as the task whose `CreateTaskResult` is returned. `source`: the arguments as the client
-/// wrote them.
-pub(crate) async fn maybe_start<S: Send + Sync + 'static>(
-    tasks: &Arc<Tasks>,
-    def: &Arc<ToolDef<S>>,
-    ctx: &RequestContext<S>,
-    args: &JsonObject,
-    source: &str,
-) -> Result<Option<Value>, McpError> {
+/// What starting a task may answer: the `CreateTaskResult`, or `None` when the call ran to
+/// its end in the request after all (see [`ToolDef::input_before_task`]).
+pub(crate) type Starting<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<Value>, McpError>> + Send + 'a>>;
+
+/// Decides how a 2026 `tools/call` of `def` runs: `Ok(None)` synchronously, `Ok(Some(start))`
+/// as a task, which `start` creates. Boxed so the common synchronous call does not carry the
+/// task machinery's state. `source`: the arguments as the client wrote them.
+pub(crate) fn maybe_start<'a, S: Send + Sync + 'static>(
+    tasks: &'a Arc<Tasks>,
+    def: &'a Arc<ToolDef<S>>,
+    ctx: &'a RequestContext<S>,
+    args: &'a JsonObject,
+    source: &'a str,
+) -> Result<Option<Starting<'a>>, McpError> {
     match (def.task_support, declared(ctx)) {
         (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(None),
         (TaskSupport::Required, false) => Err(missing_extension(&format!(
             "tool {} runs only as a task",
             def.tool.name
         ))),
-        (_, true) if def.input_first => run::start_after_input(tasks, def, ctx, args, source).await,
-        (_, true) => {
+        (_, true) if def.input_first => Ok(Some(Box::pin(run::start_after_input(
+            tasks, def, ctx, args, source,
+        )))),
+        (_, true) => Ok(Some(Box::pin(async move {
             let record = new_record(def, ctx, args, tasks.ttl_ms())?;
             // Durable before the client hears of it: an immediate tasks/get finds it.
             tasks.create(&record).await?;
             run::spawn(tasks, def.clone(), &ctx.info, &record);
             Ok(Some(created(&record)))
-        }
+        }))),
     }
 }
 
