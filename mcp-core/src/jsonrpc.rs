@@ -129,30 +129,31 @@ pub struct DecodeError {
     pub error: McpError,
 }
 
-/// A field that distinguishes "absent" from "present, possibly `null`".
+/// A field that distinguishes "absent" from "present, possibly `null`", borrowed from the
+/// message's bytes (only what a message keeps is copied out).
 #[derive(Default)]
-struct RawField(Option<Box<RawValue>>);
+struct RawField<'a>(Option<&'a RawValue>);
 
-impl<'de> Deserialize<'de> for RawField {
+impl<'de: 'a, 'a> Deserialize<'de> for RawField<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(|raw| RawField(Some(raw)))
+        <&'a RawValue>::deserialize(d).map(|raw| RawField(Some(raw)))
     }
 }
 
 #[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    jsonrpc: RawField,
-    #[serde(default)]
-    id: RawField,
-    #[serde(default)]
-    method: RawField,
-    #[serde(default)]
-    params: RawField,
-    #[serde(default)]
-    result: RawField,
-    #[serde(default)]
-    error: RawField,
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: RawField<'a>,
+    #[serde(default, borrow)]
+    id: RawField<'a>,
+    #[serde(default, borrow)]
+    method: RawField<'a>,
+    #[serde(default, borrow)]
+    params: RawField<'a>,
+    #[serde(default, borrow)]
+    result: RawField<'a>,
+    #[serde(default, borrow)]
+    error: RawField<'a>,
 }
 
 fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
@@ -204,7 +205,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
             },
         ));
     }
-    let env: Envelope = serde_json::from_slice(bytes).map_err(|e| {
+    let env: Envelope<'_> = serde_json::from_slice(bytes).map_err(|e| {
         use serde_json::error::Category;
         match e.classify() {
             Category::Data => invalid(None, "Invalid request: expected a single JSON-RPC object"),
@@ -228,7 +229,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
             }
         },
     };
-    match env.jsonrpc.0.as_deref().map(RawValue::get) {
+    match env.jsonrpc.0.map(RawValue::get) {
         Some("\"2.0\"") => {}
         _ => {
             // A message with a method and no id is a notification, even a malformed one: it is
@@ -250,7 +251,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
         // See the module docs: absent or an object; an array is -32602, anything else -32600.
         let params = match env.params.0 {
             None => None,
-            Some(raw) if raw.get().starts_with('{') => Some(raw),
+            Some(raw) if raw.get().starts_with('{') => Some(raw.to_owned()),
             Some(raw) if raw.get().starts_with('[') => {
                 return Err(DecodeError {
                     id,
@@ -283,7 +284,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
     match (env.result.0, env.error.0) {
         (Some(result), None) => Ok(Message::Response {
             id,
-            outcome: Ok(result),
+            outcome: Ok(result.to_owned()),
         }),
         (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
             Ok(error) => Ok(Message::Response {
