@@ -342,16 +342,29 @@ pub fn encode_result<R: Serialize + ?Sized>(id: &RequestId, result: &R) -> Strin
     })
 }
 
-/// Encodes a result response whose result is `result`, JSON text already encoded (one
-/// object, as serde_json writes it).
-pub(crate) fn encode_result_text(id: &RequestId, result: &str) -> String {
-    let id = to_string(id);
-    let mut out = String::with_capacity(result.len() + id.len() + 32);
+/// Encodes a result response whose result is the compact JSON object `result` with `members`
+/// (encoded `"key":value` pairs, comma-separated; empty for none) written before its closing
+/// brace: the 2026 stamp around an encoded result, in one buffer, nothing parsed.
+pub(crate) fn encode_result_with_members(id: &RequestId, result: &str, members: &str) -> String {
+    let body = result.strip_suffix('}').unwrap_or(result);
+    let mut out = String::with_capacity(body.len() + members.len() + 48);
     out.push_str(r#"{"jsonrpc":"2.0","id":"#);
-    out.push_str(&id);
+    match id {
+        RequestId::Number(n) => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{n}");
+        }
+        RequestId::String(_) => out.push_str(&to_string(id)),
+    }
     out.push_str(r#","result":"#);
-    out.push_str(result);
-    out.push('}');
+    out.push_str(body);
+    if !members.is_empty() {
+        if body.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(members);
+    }
+    out.push_str("}}");
     out
 }
 
@@ -386,4 +399,27 @@ pub fn encode_request<P: Serialize + ?Sized>(
         method,
         params,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_written_into_empty_and_filled_results() {
+        let n = RequestId::Number(-7);
+        assert_eq!(
+            encode_result_with_members(&n, "{}", r#""a":1"#),
+            r#"{"jsonrpc":"2.0","id":-7,"result":{"a":1}}"#
+        );
+        let s = RequestId::String("q\"1".into());
+        assert_eq!(
+            encode_result_with_members(&s, r#"{"x":[]}"#, r#""a":1,"b":{}"#),
+            r#"{"jsonrpc":"2.0","id":"q\"1","result":{"x":[],"a":1,"b":{}}}"#
+        );
+        assert_eq!(
+            encode_result_with_members(&n, r#"{"x":[]}"#, ""),
+            r#"{"jsonrpc":"2.0","id":-7,"result":{"x":[]}}"#
+        );
+    }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use tracing::Instrument as _;
 
 use super::detach::Detach;
-use super::reply::{append_members, Reply};
+use super::reply::Reply;
 use super::round::{Round, INPUT_METHODS};
 use super::span::CallSpan;
 use super::stamp::stamp_modern;
@@ -140,10 +140,11 @@ pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
     let line = match outcome {
         Ok(Ok(Reply::Encoded(encoded))) => match info.era {
             // The 2026 envelope, encoded once at start, written around the result.
-            Era::Modern => {
-                let stamped = append_members(encoded.raw.get(), origin.server.stamp_tail());
-                jsonrpc::encode_result_text(&id, &stamped)
-            }
+            Era::Modern => jsonrpc::encode_result_with_members(
+                &id,
+                encoded.raw.get(),
+                origin.server.stamp_tail(),
+            ),
             Era::Legacy => jsonrpc::encode_result(&id, &encoded.raw),
         },
         Ok(Ok(Reply::Value(mut value))) => {

@@ -34,31 +34,3 @@ impl Reply {
         }
     }
 }
-
-/// `raw` (a compact JSON object) with `tail` (object members, comma-separated, no braces)
-/// written before its closing brace.
-pub(crate) fn append_members(raw: &str, tail: &str) -> String {
-    let body = raw.strip_suffix('}').unwrap_or(raw);
-    let mut out = String::with_capacity(raw.len() + tail.len() + 2);
-    out.push_str(body);
-    if body.len() > 1 {
-        out.push(',');
-    }
-    out.push_str(tail);
-    out.push('}');
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::append_members;
-
-    #[test]
-    fn members_are_appended_to_empty_and_filled_objects() {
-        assert_eq!(append_members("{}", r#""a":1"#), r#"{"a":1}"#);
-        assert_eq!(
-            append_members(r#"{"x":[]}"#, r#""a":1"#),
-            r#"{"x":[],"a":1}"#
-        );
-    }
-}

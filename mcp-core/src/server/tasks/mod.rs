@@ -219,8 +219,9 @@ fn owner_of<S: Send + Sync + 'static>(ctx: &RequestContext<S>) -> Option<String>
 
 /// What starting a task may answer: the `CreateTaskResult`, or `None` when the call ran to
 /// its end in the request after all (see [`ToolDef::input_before_task`]).
-pub(crate) type Starting<'a> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<Value>, McpError>> + Send + 'a>>;
+pub(crate) type Starting<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Option<Value>, McpError>> + Send + 'a>,
+>;
 
 /// Decides how a 2026 `tools/call` of `def` runs: `Ok(None)` synchronously, `Ok(Some(start))`
 /// as a task, which `start` creates. Boxed so the common synchronous call does not carry the
