@@ -12,7 +12,8 @@ use crate::lowlevel::Params;
 use crate::request_state::{KeyRing, Sealer};
 
 /// The JSON-RPC decoder and era detection: decoding never panics, a decoded request's params
-/// are an object or absent, and an envelope is validated without panicking.
+/// are an object or absent, the engine's scan for `params._meta` agrees with serde's reading,
+/// and an envelope is validated without panicking.
 pub fn decode_message(data: &[u8]) {
     match jsonrpc::decode(data) {
         Ok(Message::Request { params, .. }) | Ok(Message::Notification { params, .. }) => {
@@ -20,7 +21,11 @@ pub fn decode_message(data: &[u8]) {
                 assert!(raw.get().starts_with('{'), "params must be an object");
             }
             let params = Params::from_raw(params);
-            let _ = crate::era::modern_envelope(params.meta().as_ref());
+            let meta = params.meta();
+            // The engine's scan for `_meta` finds what serde finds.
+            let scanned = params.raw_meta();
+            assert_eq!(scanned.as_ref().and_then(|m| m.parsed()), meta.as_ref());
+            let _ = crate::era::modern_envelope(meta.as_ref());
         }
         Ok(Message::Response { .. }) => {}
         Err(e) => assert!(matches!(e.error.code(), -32700 | -32600 | -32602)),

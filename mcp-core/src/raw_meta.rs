@@ -15,13 +15,14 @@ use crate::types::Meta;
 /// `params._meta` of one message: its text, and the map it parses to once someone asks.
 #[derive(Clone)]
 pub(crate) struct RawMeta {
-    text: Box<RawValue>,
+    /// Valid JSON: a slice of a message that was valid JSON, or what serde_json wrote.
+    text: Box<str>,
     parsed: OnceLock<Option<Meta>>,
 }
 
 impl std::fmt::Debug for RawMeta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("RawMeta").field(&self.text.get()).finish()
+        f.debug_tuple("RawMeta").field(&self.text).finish()
     }
 }
 
@@ -29,7 +30,12 @@ impl RawMeta {
     /// `_meta` written as `text`; `None` unless it is a JSON object (anything else counts as no
     /// `_meta`, as when it is read into a [`Meta`]).
     pub(crate) fn new(text: Box<RawValue>) -> Option<Self> {
-        text.get().starts_with('{').then(|| Self {
+        Self::from_text(text.into())
+    }
+
+    /// `_meta` written as `text`, which must be valid JSON (see [`RawMeta::new`]).
+    fn from_text(text: Box<str>) -> Option<Self> {
+        text.starts_with('{').then(|| Self {
             text,
             parsed: OnceLock::new(),
         })
@@ -37,21 +43,21 @@ impl RawMeta {
 
     /// A `_meta` given as a map already (params a middleware set as a value).
     pub(crate) fn from_map(meta: &Meta) -> Option<Self> {
-        let text = serde_json::value::to_raw_value(meta).ok()?;
+        let text = serde_json::to_string(meta).ok()?.into_boxed_str();
         let parsed = OnceLock::from(Some(meta.clone()));
         Some(Self { text, parsed })
     }
 
     /// The text as the client wrote it.
     pub(crate) fn text(&self) -> &str {
-        self.text.get()
+        &self.text
     }
 
     /// The map (parsed on the first call; `None` if the object does not parse as one, which
     /// cannot happen for text that came out of a valid message).
     pub(crate) fn parsed(&self) -> Option<&Meta> {
         self.parsed
-            .get_or_init(|| serde_json::from_str(self.text.get()).ok())
+            .get_or_init(|| serde_json::from_str(&self.text).ok())
             .as_ref()
     }
 }
@@ -64,20 +70,217 @@ pub(crate) fn object_meta<'de, D: serde::Deserializer<'de>>(
     Ok(Option::<Box<RawValue>>::deserialize(d)?.and_then(RawMeta::new))
 }
 
-/// Reads `params._meta` from the text of a message's params (`None` when the params are not an
-/// object, have no `_meta`, or it is not an object).
+/// Reads `params._meta` from the text of a message's params, which must be valid JSON (`None`
+/// when the params are not an object, have no `_meta` or two, or it is not an object).
+///
+/// A scan of the top-level members, not a parse: the text was checked when the message was
+/// decoded, and only `_meta` is copied out.
 pub(crate) fn read(params: &str) -> Option<RawMeta> {
-    #[derive(Deserialize)]
-    struct Peek {
-        #[serde(rename = "_meta", default, deserialize_with = "object_meta")]
-        meta: Option<RawMeta>,
+    let bytes = params.as_bytes();
+    let mut at = skip_space(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
     }
-    serde_json::from_str::<Peek>(params).ok()?.meta
+    at = skip_space(bytes, at + 1);
+    let mut found = None;
+    while bytes.get(at) == Some(&b'"') {
+        let key_end = string_end(bytes, at)?;
+        let key = &params[at..key_end];
+        at = skip_space(bytes, key_end);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        let value_start = skip_space(bytes, at + 1);
+        let value_end = value_end(bytes, value_start)?;
+        if is_meta_key(key) {
+            if found.is_some() {
+                // Two `_meta` members: serde refuses such params (duplicate field).
+                return None;
+            }
+            found = Some(&params[value_start..value_end]);
+        }
+        at = skip_space(bytes, value_end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_space(bytes, at + 1),
+            _ => break,
+        }
+    }
+    RawMeta::from_text(found?.into())
+}
+
+/// Whether a key (quoted, as written) is `_meta`, escapes included.
+fn is_meta_key(quoted: &str) -> bool {
+    match quoted.contains('\\') {
+        false => quoted == "\"_meta\"",
+        true => serde_json::from_str::<String>(quoted).is_ok_and(|k| k == "_meta"),
+    }
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(|b| b.is_ascii_whitespace()) {
+        at += 1;
+    }
+    at
+}
+
+/// The index just past the string whose opening quote is at `at`.
+fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    at += 1;
+    loop {
+        match bytes.get(at)? {
+            b'"' => return Some(at + 1),
+            b'\\' => at += 2,
+            _ => at += 1,
+        }
+    }
+}
+
+/// The index just past the (valid JSON) value starting at `at`.
+fn value_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            loop {
+                match bytes.get(at)? {
+                    b'"' => {
+                        at = string_end(bytes, at)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(at + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                at += 1;
+            }
+        }
+        _ => {
+            while bytes
+                .get(at)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
+            {
+                at += 1;
+            }
+            Some(at)
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `read` must agree with: serde reading the params' `_meta` member.
+    fn by_serde(params: &str) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Peek {
+            #[serde(rename = "_meta", default, deserialize_with = "object_meta")]
+            meta: Option<RawMeta>,
+        }
+        let meta = serde_json::from_str::<Peek>(params).ok()?.meta?;
+        Some(meta.text().to_owned())
+    }
+
+    #[test]
+    fn the_scan_finds_what_serde_finds() {
+        let cases = [
+            r#"{}"#,
+            r#" { } "#,
+            r#"{"_meta":{}}"#,
+            r#"{ "_meta" : { "a" : [ 1 , "}" ] } , "b" : 2 }"#,
+            r#"{"a":"\"_meta\":{}","_meta":{"k":"v\\"}}"#,
+            r#"{"a":{"_meta":{"x":1}},"b":[{"_meta":{}}]}"#,
+            r#"{"\u005fmeta":{"escaped":true}}"#,
+            r#"{"_meta":{"a":1},"_meta":{"b":2}}"#,
+            r#"{"_meta":null,"name":"x"}"#,
+            r#"{"_meta":"text"}"#,
+            r#"{"_meta":[1]}"#,
+            r#"{"n":-1.5e3,"t":true,"f":false,"z":null,"_meta":{"q":"\ud83d\ude00"}}"#,
+            r#"{"_metadata":{},"meta":{},"_Meta":{}}"#,
+            "{\n\t\"_meta\"\n:\n{\"a\":\n1}\n}",
+            r#"{"a":[[],{},[{}]],"_meta":{"b":[[[]]]},"c":"]}"}"#,
+            r#""_meta""#,
+        ];
+        // (serde also reads a struct out of an array, by position; params never are one.)
+        for case in cases {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(case).is_ok(),
+                "{case}"
+            );
+            assert_eq!(
+                read(case).map(|m| m.text().to_owned()),
+                by_serde(case),
+                "{case}"
+            );
+        }
+    }
+
+    /// Random params (nested values, escapes, spacing, `_meta` anywhere or twice or not an
+    /// object): the scan and serde agree on every one.
+    #[test]
+    fn the_scan_agrees_with_serde_on_random_params() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        fn value(next: &mut impl FnMut(u64) -> u64, depth: u32) -> String {
+            match next(if depth > 3 { 5 } else { 8 }) {
+                0 => "null".into(),
+                1 => ["true", "false", "-0.5e-3", "12"][next(4) as usize].into(),
+                2 | 3 => [
+                    "\"a\"",
+                    r#""}]\"{[""#,
+                    r#""\\""#,
+                    r#""\u005f\n""#,
+                    r#""_meta""#,
+                ][next(5) as usize]
+                    .into(),
+                4 => "{}".into(),
+                5 => {
+                    let items: Vec<String> = (0..next(4)).map(|_| value(next, depth + 1)).collect();
+                    format!("[{}]", items.join(" , "))
+                }
+                _ => object(next, depth + 1),
+            }
+        }
+        fn object(next: &mut impl FnMut(u64) -> u64, depth: u32) -> String {
+            let keys = [
+                "\"_meta\"",
+                "\"a\"",
+                r#""\u005fmeta""#,
+                "\"_met\"",
+                "\"name\"",
+            ];
+            let members: Vec<String> = (0..next(5))
+                .map(|_| {
+                    let key = keys[next(keys.len() as u64) as usize];
+                    let space = ["", " ", "\n"][next(3) as usize];
+                    format!("{space}{key}{space}:{space}{}", value(next, depth))
+                })
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let params = object(&mut next, 0);
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&params).is_ok(),
+                "{params}"
+            );
+            let scanned = read(&params).map(|m| m.text().to_owned());
+            assert_eq!(scanned, by_serde(&params), "{params}");
+            found += usize::from(scanned.is_some());
+        }
+        assert!(found > 1_000, "only {found} params had a _meta object");
+    }
 
     #[test]
     fn only_an_object_is_a_meta_and_it_parses_once() {

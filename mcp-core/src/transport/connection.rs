@@ -387,7 +387,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
             Work::Notification { method, params } => {
                 let conn = self.clone();
                 tokio::spawn(async move {
-                    dispatch::handle_notification(conn.origin(), method, params).await;
+                    Box::pin(dispatch::handle_notification(conn.origin(), method, params)).await;
                     drop(permit);
                 });
             }
@@ -406,9 +406,11 @@ impl<S: Send + Sync + 'static> Conn<S> {
         let task_id = id.clone();
         let started = self.in_flight.start(id.clone(), long_lived, move || {
             tokio::spawn(async move {
-                let line = dispatch::handle_request(conn.origin(), task_id.clone(), method, params)
-                    .await
-                    .line;
+                // Boxed: the task holds a pointer, not the whole dispatch future (which
+                // spawning would copy, several times).
+                let handled =
+                    dispatch::handle_request(conn.origin(), task_id.clone(), method, params);
+                let line = Box::pin(handled).await.line;
                 // The answer waits, in its slot, until the writer's queue has room: a peer that
                 // reads nothing holds at most one answer per slot beyond the queue.
                 let _ = conn.room.clone().wait_for(|over| !*over).await;
