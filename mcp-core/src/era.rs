@@ -175,19 +175,6 @@ impl EnvelopeCache {
         };
         Some(Ok(envelope))
     }
-
-    /// [`carries_modern_envelope`], without parsing a `_meta` written as the one cached (which
-    /// carries a version: only envelopes are cached).
-    pub(crate) fn carries_version(&self, meta: Option<&RawMeta>) -> bool {
-        let Some(raw) = meta else { return false };
-        let known = self
-            .0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .is_some_and(|c| *c.text == *raw.text());
-        known || carries_modern_envelope(meta)
-    }
 }
 
 /// True when `params._meta` names a protocol version (a 2026 request's envelope), valid or not.
@@ -327,16 +314,36 @@ mod tests {
         let back = read(&plain).expect("valid");
         assert!(back.client_capabilities.elicitation.is_none());
         assert_eq!(back.log_level, None);
-        // The same text again is answered from the cache with its own log level.
-        let warned = meta(serde_json::json!({}), Some("warning"));
+        // A `_meta` written exactly as the one cached is answered without being parsed, with
+        // its own log level; the same capabilities written otherwise are parsed.
+        let warned = meta(serde_json::json!({"roots": {}}), Some("warning"));
+        let text = serde_json::to_string(&warned).unwrap();
+        let params = format!(r#"{{"_meta":{text}}}"#);
+        let unparsed = |text: &str| crate::raw_meta::read(text).expect("a _meta");
+        let stored = read(&warned).expect("valid");
         for _ in 0..2 {
-            let again = read(&warned).expect("valid");
+            let raw = unparsed(&params);
+            let again = cache
+                .read(Some(&raw))
+                .expect("a 2026 envelope")
+                .expect("valid");
+            assert!(!raw.is_parsed(), "answered from the text");
             assert_eq!(again.log_level, Some(LoggingLevel::Warning));
             assert!(Arc::ptr_eq(
                 &again.client_capabilities,
-                &back.client_capabilities
+                &stored.client_capabilities
             ));
         }
+        let spaced = unparsed(&params.replace(':', ": "));
+        let quiet = cache
+            .read(Some(&spaced))
+            .expect("a 2026 envelope")
+            .expect("valid");
+        assert!(spaced.is_parsed());
+        assert!(Arc::ptr_eq(
+            &quiet.client_capabilities,
+            &stored.client_capabilities
+        ));
         assert_eq!(read(&plain).expect("valid").log_level, None);
         // An unsupported version is never served from the cache.
         let mut old = plain.clone();

@@ -20,11 +20,19 @@ pub fn decode_message(data: &[u8]) {
             if let Some(raw) = &params {
                 assert!(raw.get().starts_with('{'), "params must be an object");
             }
+            // The engine's scan for `_meta` finds what serde finds.
+            #[derive(serde::Deserialize)]
+            struct Peek {
+                #[serde(rename = "_meta", default)]
+                meta: Option<crate::types::Meta>,
+            }
+            let by_serde = params
+                .as_deref()
+                .and_then(|raw| serde_json::from_str::<Peek>(raw.get()).ok())
+                .and_then(|p| p.meta);
             let params = Params::from_raw(params);
             let meta = params.meta();
-            // The engine's scan for `_meta` finds what serde finds.
-            let scanned = params.raw_meta();
-            assert_eq!(scanned.as_ref().and_then(|m| m.parsed()), meta.as_ref());
+            assert_eq!(meta, by_serde);
             let _ = crate::era::modern_envelope(meta.as_ref());
         }
         Ok(Message::Response { .. }) => {}
@@ -139,10 +147,11 @@ pub fn http_headers(data: &[u8]) {
     let Ok(Message::Request { method, params, .. }) = jsonrpc::decode(body.as_bytes()) else {
         return;
     };
-    let peeked = crate::lowlevel::peek(params.as_deref());
+    let mut peeked = crate::lowlevel::peek(params.as_deref());
     let server = http_server();
+    peeked.envelope = server.envelopes.read(peeked.meta.as_ref());
     if let Err((status, e)) =
-        crate::transport::http::stateless::validate(server, &headers, &method, &peeked)
+        crate::transport::http::stateless::validate(server, &headers, &method, &mut peeked)
     {
         assert!(status.is_client_error(), "{status}");
         assert!(

@@ -53,6 +53,20 @@ impl RawMeta {
         &self.text
     }
 
+    /// The map, owned (parsed now unless it was already).
+    pub(crate) fn into_parsed(self) -> Option<Meta> {
+        match self.parsed.into_inner() {
+            Some(parsed) => parsed,
+            None => serde_json::from_str(&self.text).ok(),
+        }
+    }
+
+    /// Whether the text was parsed (for tests of who reads it).
+    #[cfg(test)]
+    pub(crate) fn is_parsed(&self) -> bool {
+        self.parsed.get().is_some()
+    }
+
     /// The map (parsed on the first call; `None` if the object does not parse as one, which
     /// cannot happen for text that came out of a valid message).
     pub(crate) fn parsed(&self) -> Option<&Meta> {

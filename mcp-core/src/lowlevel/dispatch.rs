@@ -67,6 +67,15 @@ impl Answer {
     }
 }
 
+/// What a transport already read of a request, so the engine does not read it again.
+#[derive(Default)]
+pub(crate) struct Read {
+    /// `params._meta`.
+    pub(crate) meta: Option<RawMeta>,
+    /// Its 2026 envelope, validated (`None`: not read yet).
+    pub(crate) envelope: Option<era::RequestEnvelope>,
+}
+
 /// Serves one request and returns its answer.
 pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
@@ -75,23 +84,26 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     params: Option<Box<RawValue>>,
 ) -> Answer {
     let params = Params::from_raw(params);
-    let meta = params.raw_meta();
-    handle_read_request(origin, id, method, params, meta).await
+    let read = Read {
+        meta: params.raw_meta(),
+        envelope: None,
+    };
+    handle_read_request(origin, id, method, params, read).await
 }
 
-/// [`handle_request`] for a transport that already read `params._meta` (`meta`), so it is
-/// not read twice.
+/// [`handle_request`] for a transport that already read `params._meta` and its envelope, so
+/// neither is read twice.
 pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
     id: RequestId,
     method: String,
     params: Params,
-    meta: Option<RawMeta>,
+    read: Read,
 ) -> Answer {
-    let span = CallSpan::request(&id, &method, &params, meta.as_ref());
+    let span = CallSpan::request(&id, &method, &params, read.meta.as_ref());
     let classified = {
         let _in = span.span().enter();
-        classify(&origin, &id, method, meta)
+        classify(&origin, &id, method, read)
     };
     let info = match classified {
         Ok(info) => info,
@@ -288,8 +300,9 @@ fn classify<S: Send + Sync + 'static>(
     origin: &Origin<'_, S>,
     id: &RequestId,
     method: String,
-    meta: Option<RawMeta>,
+    read: Read,
 ) -> Result<CallInfo<S>, (String, McpError)> {
+    let Read { meta, envelope } = read;
     let initialized = origin.session.filter(|s| s.is_initialized());
     if let Some(session) = initialized.filter(|_| era::carries_modern_envelope(meta.as_ref())) {
         let e = McpError::invalid_request(format!(
@@ -302,7 +315,11 @@ fn classify<S: Send + Sync + 'static>(
         ));
         return Err((method, e));
     }
-    match origin.server.envelopes.read(meta.as_ref()) {
+    let envelope = match envelope {
+        Some(envelope) => Some(Ok(envelope)),
+        None => origin.server.envelopes.read(meta.as_ref()),
+    };
+    match envelope {
         Some(Err(e)) => Err((method, e)),
         Some(Ok(env)) => {
             if REMOVED_IN_MODERN.contains(&method.as_str()) {

@@ -120,16 +120,12 @@ impl Params {
         }
     }
 
-    /// Reads `params._meta` without decoding the rest.
+    /// Reads `params._meta` (an object; anything else counts as none) without decoding the
+    /// rest.
     pub fn meta(&self) -> Option<Meta> {
-        #[derive(serde::Deserialize)]
-        struct Peek {
-            #[serde(rename = "_meta", default)]
-            meta: Option<Meta>,
-        }
         match &self.repr {
             Repr::Absent => None,
-            Repr::Raw(raw) => serde_json::from_str::<Peek>(raw.get()).ok()?.meta,
+            Repr::Raw(raw) => crate::raw_meta::read(raw.get())?.into_parsed(),
             Repr::Value(v) => v.get("_meta")?.as_object().cloned(),
         }
     }
@@ -162,6 +158,9 @@ pub(crate) struct Peeked {
         deserialize_with = "crate::raw_meta::object_meta"
     )]
     pub(crate) meta: Option<RawMeta>,
+    /// The 2026 envelope of `meta`, read by the routing (`None`: none, or not read).
+    #[serde(skip)]
+    pub(crate) envelope: Option<Result<crate::era::RequestEnvelope, McpError>>,
     #[serde(default)]
     pub(crate) name: Option<Value>,
     #[serde(default)]

@@ -525,8 +525,10 @@ fn stateless_peek(
         Message::Request { params, .. } | Message::Notification { params, .. } => params,
         Message::Response { .. } => return None,
     };
-    let peeked = peek(params.as_deref());
-    let has_envelope = envelopes.carries_version(peeked.meta.as_ref());
+    let mut peeked = peek(params.as_deref());
+    // Read once here, for the routing, the 2026 checks and the engine.
+    peeked.envelope = envelopes.read(peeked.meta.as_ref());
+    let has_envelope = peeked.envelope.is_some();
     let newer_header = headers::get(headers, "mcp-protocol-version")
         .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
     let modern = if in_session {

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use super::config::HttpConfig;
 use super::headers;
 use super::response;
-use crate::era::{META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
+use crate::era::{RequestEnvelope, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::echo_capped;
 use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
@@ -42,16 +42,17 @@ fn named_target(method: &str, peeked: &Peeked) -> Option<String> {
     )
 }
 
-/// The checks of the 2026 transport, in the order the spec gives them.
+/// The checks of the 2026 transport, in the order the spec gives them; the request's envelope
+/// (taken out of `peeked`, where the routing read it) when they pass.
 pub(crate) fn validate<S: Send + Sync + 'static>(
     server: &RunningServer<S>,
     headers: &HeaderMap,
     method: &str,
-    peeked: &Peeked,
-) -> Result<(), (StatusCode, McpError)> {
+    peeked: &mut Peeked,
+) -> Result<RequestEnvelope, (StatusCode, McpError)> {
     let bad = |e| (StatusCode::BAD_REQUEST, e);
     let meta = peeked.meta.as_ref();
-    let envelope = match server.envelopes.read(meta) {
+    let envelope = match peeked.envelope.take() {
         None => {
             return Err(bad(McpError::invalid_params(format!(
                 "Invalid _meta: missing required {META_PROTOCOL_VERSION}"
@@ -83,9 +84,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
         }
         Some(_) => {}
     }
-    if let Err(e) = envelope {
-        return Err(bad(e));
-    }
+    let envelope = envelope.map_err(bad)?;
     match headers::get(headers, "mcp-method") {
         None => {
             return Err(bad(mismatch(
@@ -129,7 +128,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
     if REMOVED_IN_MODERN.contains(&method) || !server.server.has_request_handler(method) {
         return Err((StatusCode::NOT_FOUND, McpError::method_not_found(method)));
     }
-    Ok(())
+    Ok(envelope)
 }
 
 /// `Mcp-Param-{Name}` headers against the arguments their tool's schema mirrors (`x-mcp-header`).
@@ -208,7 +207,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
     config: &HttpConfig,
     http: &Arc<HttpRequest>,
     message: Message,
-    peeked: Peeked,
+    mut peeked: Peeked,
 ) -> Response {
     let headers = http.headers();
     match message {
@@ -242,14 +241,18 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             StatusCode::ACCEPTED.into_response()
         }
         Message::Request { id, method, params } => {
-            if let Err((status, e)) = validate(server, headers, &method, &peeked) {
-                return reply(status, &id, e);
-            }
+            let envelope = match validate(server, headers, &method, &mut peeked) {
+                Ok(envelope) => envelope,
+                Err((status, e)) => return reply(status, &id, e),
+            };
             let server = server.clone();
             let request_id = id.clone();
             let http = http.clone();
-            // `_meta` was read by the peek: the engine does not read it again.
-            let meta = peeked.meta;
+            // `_meta` and its envelope were read by the peek: the engine reads neither again.
+            let read = dispatch::Read {
+                meta: peeked.meta,
+                envelope: Some(envelope),
+            };
             response::run(
                 response::Answering::new(config, headers),
                 Some(id),
@@ -266,7 +269,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                         http: Some(http),
                     };
                     let params = crate::lowlevel::Params::from_raw(params);
-                    dispatch::handle_read_request(origin, request_id, method, params, meta).await
+                    dispatch::handle_read_request(origin, request_id, method, params, read).await
                 },
             )
             .await
