@@ -1,10 +1,11 @@
 //! `#[arg(pattern = "...")]` is checked when the program compiles, not when the server starts.
 //!
-//! The validator reads patterns as ECMA-262 regular expressions (the `jsonschema` crate, on
-//! `fancy-regex`). This check parses the syntax with `regex-syntax` and reports only the
-//! mistakes that are mistakes in both dialects (an unclosed class or group, a repetition of
-//! nothing, a reversed range or count); whatever the two dialects read differently is left to
-//! the validator, which still refuses an invalid pattern when the server is built.
+//! The built-in validator reads patterns with `regex-lite` (the `jsonschema` feature adds
+//! `fancy-regex` for what it does not read, e.g. look-around). This check parses the syntax
+//! with `regex-syntax` and reports only the mistakes that are mistakes in every dialect (an
+//! unclosed class or group, a repetition of nothing, a reversed range or count); whatever the
+//! dialects read differently is left to the validator, which refuses such a pattern when the
+//! server is built, naming it.
 
 use regex_syntax::ast::{parse::Parser, ErrorKind};
 
