@@ -4,8 +4,9 @@
 //! - one validated `tools/call` through `RunningServer::handle_message` (decode, era and
 //!   `_meta` checks, argument validation against the schema, dispatch, stamping, encode);
 //! - `tools/list` of a server with 100 tools (served from the prebuilt page);
-//! - the decode and encode paths alone (`jsonrpc::decode` of that `tools/call`; encoding its
-//!   `CallToolResult` answer), so a regression can be placed;
+//! - the decode, validate and encode paths alone (`jsonrpc::decode` of that `tools/call`; its
+//!   arguments against their schema; encoding its `CallToolResult` answer), so a regression can
+//!   be placed;
 //! - registering 100 and 1,000 tools (per tool, schemas compiled beforehand): flat when
 //!   registration is linear.
 //!
@@ -120,6 +121,13 @@ fn main() {
     micro("encode: CallToolResult to a response line", || {
         let raw = serde_json::value::to_raw_value(std::hint::black_box(&result)).unwrap();
         std::hint::black_box(modelctx::jsonrpc::encode_result(&id, &raw));
+    });
+
+    let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"], "additionalProperties": false});
+    let validator = modelctx::server::SchemaValidator::compile(&schema).unwrap();
+    let arguments = json!({"a": 2, "b": 3});
+    micro("validate: the tools/call arguments against their schema", || {
+        std::hint::black_box(validator.validate(std::hint::black_box(&arguments)).is_ok());
     });
 
     for n in [100, 1_000] {

@@ -29,6 +29,7 @@ impl std::fmt::Debug for RawMeta {
 impl RawMeta {
     /// `_meta` written as `text`; `None` unless it is a JSON object (anything else counts as no
     /// `_meta`, as when it is read into a [`Meta`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn new(text: Box<RawValue>) -> Option<Self> {
         Self::from_text(text.into())
     }
@@ -78,6 +79,7 @@ impl RawMeta {
 
 /// `_meta` of an object's params, read as text without building anything else: for
 /// `#[serde(deserialize_with = "object_meta")]` on an `Option<RawMeta>` field.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn object_meta<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<RawMeta>, D::Error> {

@@ -44,6 +44,8 @@ pub(crate) struct Origin<'a, S> {
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub(crate) line: String,
+    /// Read by the HTTP transport (its status).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) error: Option<i32>,
 }
 
@@ -613,6 +615,7 @@ pub(crate) async fn run_close_hooks<S: Send + Sync + 'static>(
 
 /// [`run_close_hooks`] from code that cannot wait: at once when no handler of the session is
 /// at work, else from a task of its own.
+#[cfg(feature = "http")]
 pub(crate) fn close_hooks_soon<S: Send + Sync + 'static>(
     server: &Arc<RunningServer<S>>,
     session: &Session,

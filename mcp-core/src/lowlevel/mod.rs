@@ -41,10 +41,7 @@ pub(crate) use context::CallInfo;
 pub use context::{NotificationContext, RequestContext};
 pub(crate) use handler::erase_request;
 pub use handler::BoxFuture;
-#[cfg(feature = "http")]
 pub use http_request::HttpRequest;
-#[cfg(not(feature = "http"))]
-pub(crate) use http_request::HttpRequest;
 pub use into_server::IntoServer;
 pub use middleware::{Incoming, Middleware, Next};
 pub(crate) use outbound::{Outbound, Outbox, Sink};

@@ -222,6 +222,7 @@ impl Session {
     }
 
     /// The URIs the client is subscribed to (2025 `resources/subscribe`), sorted.
+    #[cfg(feature = "http")]
     pub(crate) fn subscriptions(&self) -> Vec<String> {
         self.state().subscriptions.iter().cloned().collect()
     }

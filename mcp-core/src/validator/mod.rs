@@ -126,36 +126,38 @@ impl SchemaValidator {
     /// any one piece of the input (longer values are cut, with their length). Several failures
     /// (at most five) are joined with `; `.
     pub fn validate(&self, instance: &Value) -> Result<(), String> {
-        let messages: Vec<String> = match &self.engine {
-            #[cfg(not(feature = "validation"))]
-            Engine::Off => {
-                let _ = instance;
-                return Ok(());
-            }
-            #[cfg(feature = "validation")]
-            Engine::Builtin(tree) => {
-                if tree.is_valid(instance) {
-                    return Ok(());
-                }
-                tree.complaints(instance)
-                    .iter()
-                    .take(5)
-                    .map(|c| describe(&c.pointer, c.instance, &c.message))
-                    .collect()
-            }
-            #[cfg(feature = "jsonschema")]
-            Engine::Full(inner) => inner
-                .iter_errors(instance)
-                .take(5)
-                .map(|e| describe(&e.instance_path().to_string(), e.instance(), &e.to_string()))
-                .collect(),
-        };
-        let mut messages = messages;
-        messages.dedup();
-        if messages.is_empty() {
+        #[cfg(not(feature = "validation"))]
+        {
+            let Engine::Off = self.engine;
+            let _ = instance;
             Ok(())
-        } else {
-            Err(messages.join("; "))
+        }
+        #[cfg(feature = "validation")]
+        {
+            let mut messages: Vec<String> = match &self.engine {
+                Engine::Builtin(tree) => {
+                    if tree.is_valid(instance) {
+                        return Ok(());
+                    }
+                    tree.complaints(instance)
+                        .iter()
+                        .take(5)
+                        .map(|c| describe(&c.pointer, c.instance, &c.message))
+                        .collect()
+                }
+                #[cfg(feature = "jsonschema")]
+                Engine::Full(inner) => inner
+                    .iter_errors(instance)
+                    .take(5)
+                    .map(|e| describe(&e.instance_path().to_string(), e.instance(), &e.to_string()))
+                    .collect(),
+            };
+            messages.dedup();
+            if messages.is_empty() {
+                Ok(())
+            } else {
+                Err(messages.join("; "))
+            }
         }
     }
 }
