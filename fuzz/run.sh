@@ -15,7 +15,7 @@ seconds="${1:-60}"
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../target/fuzz}"
 cargo run -q --bin unseal_seeds -- seeds/unseal
-for target in decode_message http_headers uri_template unseal base64; do
+for target in decode_message http_headers uri_template unseal base64 schema_check; do
   mkdir -p "corpus/$target" "artifacts/$target"
   log="$(mktemp)"
   if cargo fuzz run -s none "$target" "corpus/$target" "seeds/$target" -- \

@@ -26,6 +26,7 @@ pub mod jsonrpc;
 mod lines;
 pub mod lowlevel;
 mod peer;
+mod percent;
 mod random_id;
 mod raw_meta;
 pub mod request_state;

@@ -158,7 +158,7 @@ fn def_name(reference: &str) -> Option<String> {
     if raw.contains('/') {
         return None;
     }
-    let decoded = super::uri_template::percent_decode(raw)?;
+    let decoded = crate::percent::decode(raw)?;
     Some(decoded.replace("~1", "/").replace("~0", "~"))
 }
 
@@ -166,7 +166,7 @@ fn def_name(reference: &str) -> Option<String> {
 fn deep_def_name(reference: &str) -> Option<String> {
     let raw = reference.strip_prefix("#/$defs/")?;
     let (first, _) = raw.split_once('/')?;
-    let decoded = super::uri_template::percent_decode(first)?;
+    let decoded = crate::percent::decode(first)?;
     Some(decoded.replace("~1", "/").replace("~0", "~"))
 }
 

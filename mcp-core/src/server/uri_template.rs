@@ -176,7 +176,7 @@ fn match_first(
                 if !names.iter().any(|n| n == k) {
                     return false;
                 }
-                match percent_decode(v) {
+                match crate::percent::decode(v) {
                     Some(v) if safe(&v) => {
                         vars.insert(k.to_owned(), v);
                     }
@@ -226,7 +226,7 @@ fn match_first(
             let ends: Vec<usize> = ends.into_iter().rev().take(MAX_CANDIDATES).collect();
             for end in ends {
                 let raw = &input[..end];
-                let Some(value) = percent_decode(raw) else {
+                let Some(value) = crate::percent::decode(raw) else {
                     continue;
                 };
                 if !safe(&value) || (!allow_slash && value.contains('/')) {
@@ -251,24 +251,6 @@ fn safe(value: &str) -> bool {
         && !value.contains('\\')
         && !value.contains('\0')
         && !value.split('/').any(|seg| seg == ".." || seg == ".")
-}
-
-/// Undoes `%XX` escapes (RFC 3986); `None` for a broken escape or bytes that are not UTF-8.
-pub(crate) fn percent_decode(raw: &str) -> Option<String> {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = raw.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

@@ -162,6 +162,25 @@ impl SchemaValidator {
     }
 }
 
+/// For the `schema_check` fuzz target: the built-in validator reads `schema` (or refuses it)
+/// without panicking, and its yes/no pass agrees with its complaints.
+#[cfg(all(feature = "fuzzing", feature = "validation"))]
+pub(crate) fn check_consistency(schema: &Value, instance: &Value) {
+    if let Ok(tree) = schema_tree::Tree::compile(schema) {
+        let valid = tree.is_valid(instance);
+        let complaints = tree.complaints(instance);
+        assert_eq!(
+            valid,
+            complaints.is_empty(),
+            "schema {schema}, value {instance}: {complaints:?}"
+        );
+    }
+}
+
+/// Without the `validation` feature there is no built-in validator to check.
+#[cfg(all(feature = "fuzzing", not(feature = "validation")))]
+pub(crate) fn check_consistency(_: &Value, _: &Value) {}
+
 /// The longest one schema complaint may be, in bytes (a backstop: the offending value and its
 /// path are already cut to 256 bytes each, but a rule's text may quote more of the input, e.g.
 /// an unexpected property's name). Longer complaints are cut, with their length.

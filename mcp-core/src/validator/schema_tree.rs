@@ -397,7 +397,9 @@ fn resolve<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
     let rest = pointer.strip_prefix('/')?;
     let mut at = root;
     for raw in rest.split('/') {
-        let token = percent_decoded(raw)?.replace("~1", "/").replace("~0", "~");
+        let token = crate::percent::decode(raw)?
+            .replace("~1", "/")
+            .replace("~0", "~");
         at = match at {
             Value::Object(map) => map.get(&token)?,
             Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
@@ -405,26 +407,6 @@ fn resolve<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
         };
     }
     Some(at)
-}
-
-fn percent_decoded(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn invalid(keyword: &str, what: &str) -> Unreadable {
