@@ -86,6 +86,18 @@ fn schemas() -> Vec<Value> {
             "then": {"required": ["phone"]}, "else": {"required": ["email"]}}),
         json!({"if": {"type": "integer"}, "then": {"minimum": 3}}),
         json!({"if": {"type": "string"}, "else": {"type": "boolean"}}),
+        json!({"type": "array", "items": false}),
+        json!({"type": "array", "prefixItems": [{"type": "integer"}], "items": false}),
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        json!({"not": true}),
+        json!({"required": ["a", "b"], "minimum": 1.5, "maxLength": 0}),
+        json!({"const": null}),
+        json!({"type": "integer", "exclusiveMinimum": -1.5, "multipleOf": 4}),
+        json!({"enum": [[1, 2], {"a": null}, 2.5, "x"]}),
+        json!({"anyOf": [{"required": ["a"]}, {"required": ["zz"]}], "allOf": [true, {"maxProperties": 1}]}),
+        json!({"uniqueItems": true, "maxItems": 100}),
+        json!({"$ref": "#/$defs/n", "maximum": 10, "$defs": {"n": {"type": "integer", "minimum": 0}}}),
+        json!({"type": "object", "properties": {"next": {"$ref": "#"}, "v": {"type": "string"}}}),
         json!(false),
         json!(true),
     ];
@@ -99,15 +111,29 @@ fn schemas() -> Vec<Value> {
     out
 }
 
-/// What `SchemaValidator` writes for one `jsonschema` error (its `describe`, without cutting:
-/// every value here is short).
-fn described(pointer: &str, message: &str) -> String {
+/// What `SchemaValidator` writes for one `jsonschema` error: the path, then the message with
+/// the offending value cut to 256 bytes, the whole cut to 512 (as its README promises).
+fn described(pointer: &str, instance: &Value, message: &str) -> String {
+    let shown = instance.to_string();
+    let message = message.replace(&shown, &cut(&shown, 256));
     let path = pointer.trim_start_matches('/').replace('/', ".");
-    if path.is_empty() {
-        message.to_owned()
+    let text = if path.is_empty() {
+        message
     } else {
-        format!("{path}: {message}")
+        format!("{}: {message}", cut(&path, 256))
+    };
+    cut(&text, 512)
+}
+
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
     }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
 }
 
 /// A small deterministic generator (xorshift), so a failure reproduces.
@@ -198,7 +224,16 @@ fn property_names(schema: &Value, into: &mut Vec<String>) {
 }
 
 fn fixed_values() -> Vec<Value> {
+    let long = |extra: Value| {
+        let mut items: Vec<Value> = (0..40).map(|i| json!({"a": i, "b": [i, "x"]})).collect();
+        items.push(extra);
+        Value::Array(items)
+    };
     vec![
+        long(json!({"b": [3.0, "x"], "a": 3})),
+        long(json!({"b": [3.5, "x"], "a": 3})),
+        json!((0..40).chain([7]).collect::<Vec<i32>>()),
+        json!({"next": {"next": {"v": 1}}, "v": "top"}),
         json!({"a": 80, "b": "abc"}),
         json!({"a": 0, "b": "A"}),
         json!({"a": 1}),
@@ -246,7 +281,7 @@ fn the_builtin_validator_agrees_with_jsonschema() {
         for value in values {
             let expected: Vec<String> = theirs
                 .iter_errors(&value)
-                .map(|e| described(&e.instance_path().to_string(), &e.to_string()))
+                .map(|e| described(&e.instance_path().to_string(), e.instance(), &e.to_string()))
                 .collect();
             let got = ours.validate(&value);
             compared += 1;

@@ -51,7 +51,8 @@ pub(super) enum Additional {
     Allowed,
     /// `additionalProperties: false` with `properties`: one complaint naming them all.
     Refused,
-    /// `additionalProperties: false` without `properties`: the first member is refused.
+    /// `additionalProperties: false` without a `properties` keyword: the first member is
+    /// refused.
     RefusedAlone,
     Schema(usize),
 }
@@ -328,7 +329,7 @@ impl<'s> Reader<'s> {
         }
         let additional = match map.get("additionalProperties") {
             None | Some(Value::Bool(true)) => Additional::Allowed,
-            Some(Value::Bool(false)) if properties.is_empty() => Additional::RefusedAlone,
+            Some(Value::Bool(false)) if !map.contains_key("properties") => Additional::RefusedAlone,
             Some(Value::Bool(false)) => Additional::Refused,
             Some(schema) => Additional::Schema(self.node(schema, false)?),
         };
