@@ -69,11 +69,15 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         for tool in &page.tools {
-            let validator = tool
-                .output_schema
-                .as_ref()
-                .and_then(|s| SchemaValidator::compile(&Value::Object(s.clone())).ok())
-                .map(Arc::new);
+            let validator = tool.output_schema.as_ref().and_then(|s| {
+                SchemaValidator::compile(&Value::Object(s.clone()))
+                    .map_err(|e| {
+                        // Said once per listing: its results are passed on unchecked.
+                        tracing::warn!(tool = %tool.name, "output schema not checked: {e}");
+                    })
+                    .ok()
+            });
+            let validator = validator.map(Arc::new);
             schemas.insert(tool.name.clone(), validator);
         }
     }
@@ -81,7 +85,9 @@ impl Client {
     /// `tools/call` with `arguments` (a JSON object). A successful result is checked against
     /// the tool's `outputSchema` (fetched with `tools/list` when not yet known): structured
     /// content that breaks its promise is an error starting `Invalid structured content
-    /// returned by tool <name>`. Use [`request`](Self::request) for the unchecked result.
+    /// returned by tool <name>`. An output schema the validator cannot read (see
+    /// [`SchemaValidator`](crate::server::SchemaValidator)) is logged as a warning and its
+    /// results are not checked. Use [`request`](Self::request) for the unchecked result.
     pub async fn call_tool(
         &self,
         name: &str,
