@@ -387,3 +387,40 @@ fn a_long_list_is_checked_for_duplicates_with_numbers_compared_by_value() {
         refused.len()
     );
 }
+
+/// A client checks a tool's results against its output schema when its validator reads the
+/// schema; a server's schema it cannot read (here `patternProperties`, without the `jsonschema`
+/// feature) is logged and that tool's results pass unchecked, not refused.
+#[tokio::test]
+async fn the_client_checks_output_it_can_read_and_passes_the_rest_unchecked() {
+    use modelctx::prelude::*;
+    use modelctx::types::ListToolsResult;
+    let mut server = modelctx::lowlevel::Server::new("outputs");
+    server.on_list_tools(|_, _| async {
+        Ok(serde_json::from_value::<ListToolsResult>(json!({"tools": [
+            {"name": "strict", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+            {"name": "open", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "patternProperties": {"^n": {"type": "integer"}}}}
+        ]}))
+        .unwrap())
+    });
+    server.on_call_tool(|_, _| async {
+        Ok(serde_json::from_value::<CallToolResult>(json!({
+            "content": [{"type": "text", "text": "{\"n\":\"x\"}"}],
+            "structuredContent": {"n": "x"}
+        }))
+        .unwrap())
+    });
+    let client = Client::connect(server).await.unwrap();
+    let strict = client.call_tool("strict", json!({})).await.unwrap_err();
+    assert!(
+        strict
+            .to_string()
+            .contains("Invalid structured content returned by tool strict: n: \"x\" is not of type \"integer\""),
+        "{strict}"
+    );
+    let open = client.call_tool("open", json!({})).await.unwrap();
+    assert_eq!(open.structured_content, Some(json!({"n": "x"})));
+    client.close().await;
+}

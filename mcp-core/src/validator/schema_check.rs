@@ -122,18 +122,10 @@ impl Tree {
             }
             (Rule::MinProperties(n), Value::Object(map)) => map.len() as u64 >= *n,
             (Rule::MaxProperties(n), Value::Object(map)) => map.len() as u64 <= *n,
-            (Rule::Items { prefix, rest }, Value::Array(items)) => {
-                items.iter().enumerate().all(|(i, item)| {
-                    match prefix
-                        .get(i)
-                        .copied()
-                        .or(if i >= prefix.len() { *rest } else { None })
-                    {
-                        Some(node) => self.valid(node, item),
-                        None => true,
-                    }
-                })
-            }
+            (Rule::Items { prefix, rest }, Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .all(|(i, item)| item_node(prefix, *rest, i).is_none_or(|n| self.valid(n, item))),
             (Rule::MinItems(n), Value::Array(items)) => items.len() as u64 >= *n,
             (Rule::MaxItems(n), Value::Array(items)) => items.len() as u64 <= *n,
             (Rule::UniqueItems, Value::Array(items)) => all_unique(items),
@@ -145,11 +137,11 @@ impl Tree {
             (Rule::ExclusiveMaximum(limit), Value::Number(n)) => {
                 compare(n, limit) == Ordering::Less
             }
-            (Rule::MultipleOf(multiple), Value::Number(n)) => is_multiple(n, multiple),
+            (Rule::MultipleOf(multiple), Value::Number(n)) => is_multiple(n, *multiple),
             (Rule::MinLength(n), Value::String(text)) => text.chars().count() as u64 >= *n,
             (Rule::MaxLength(n), Value::String(text)) => text.chars().count() as u64 <= *n,
             (Rule::Pattern(regex, _), Value::String(text)) => regex.is_match(text),
-            (Rule::Enum(Value::Array(options)), _) => options.iter().any(|o| equal(o, value)),
+            (Rule::Enum(options), _) => options.iter().any(|o| equal(o, value)),
             (Rule::Const(expected), _) => equal(expected, value),
             (Rule::AllOf(nodes), _) => nodes.iter().all(|n| self.valid(*n, value)),
             (Rule::AnyOf(nodes), _) => nodes.iter().any(|n| self.valid(*n, value)),
@@ -170,14 +162,9 @@ impl Tree {
                     otherwise,
                 },
                 _,
-            ) => match if self.valid(*condition, value) {
-                then
-            } else {
-                otherwise
-            } {
-                Some(branch) => self.valid(*branch, value),
-                None => true,
-            },
+            ) => self
+                .branch(*condition, *then, *otherwise, value)
+                .is_none_or(|b| self.valid(b, value)),
             // A rule about another kind of value says nothing about this one.
             _ => true,
         }
@@ -248,12 +235,7 @@ impl Tree {
             ),
             (Rule::Items { prefix, rest }, Value::Array(items)) => {
                 for (i, item) in items.iter().enumerate() {
-                    let node = if i < prefix.len() {
-                        Some(prefix[i])
-                    } else {
-                        *rest
-                    };
-                    if let Some(node) = node {
+                    if let Some(node) = item_node(prefix, *rest, i) {
                         self.errors(node, item, &path.index(i), out);
                     }
                 }
@@ -274,12 +256,7 @@ impl Tree {
             (Rule::ExclusiveMaximum(limit), _) => {
                 format!("{value} is greater than or equal to the maximum of {limit}")
             }
-            (Rule::MultipleOf(multiple), _) => {
-                format!(
-                    "{value} is not a multiple of {}",
-                    multiple.as_f64().unwrap_or_default()
-                )
-            }
+            (Rule::MultipleOf(multiple), _) => format!("{value} is not a multiple of {multiple}"),
             (Rule::MinLength(n), _) => format!(
                 "{value} is shorter than {n} {}",
                 plural(*n, "character", "characters")
@@ -320,13 +297,8 @@ impl Tree {
                 },
                 _,
             ) => {
-                let branch = if self.valid(*condition, value) {
-                    then
-                } else {
-                    otherwise
-                };
-                if let Some(branch) = branch {
-                    self.errors(*branch, value, path, out);
+                if let Some(branch) = self.branch(*condition, *then, *otherwise, value) {
+                    self.errors(branch, value, path, out);
                 }
                 return;
             }
@@ -334,6 +306,21 @@ impl Tree {
             _ => return,
         };
         complain(out, path, value, message);
+    }
+
+    /// The `then` or `else` schema the `if` condition picks for `value`, if there is one.
+    fn branch(
+        &self,
+        condition: usize,
+        then: Option<usize>,
+        otherwise: Option<usize>,
+        value: &Value,
+    ) -> Option<usize> {
+        if self.valid(condition, value) {
+            then
+        } else {
+            otherwise
+        }
     }
 
     fn object_errors<'v>(
@@ -394,6 +381,14 @@ fn complain<'v>(
     });
 }
 
+/// The schema item `i` of an array is checked against: its `prefixItems` entry, else `items`.
+fn item_node(prefix: &[usize], rest: Option<usize>, i: usize) -> Option<usize> {
+    prefix
+        .get(i)
+        .copied()
+        .or(if i < prefix.len() { None } else { rest })
+}
+
 fn find(properties: &[(String, usize)], key: &str) -> Option<usize> {
     properties
         .iter()
@@ -441,8 +436,7 @@ fn type_message(set: u8, value: &Value) -> String {
 }
 
 /// `"x" is not one of "a", "b" or "c"`; past three options, the first two and a count.
-fn enum_message(value: &Value, options: &Value) -> String {
-    let options = options.as_array().map(Vec::as_slice).unwrap_or_default();
+fn enum_message(value: &Value, options: &[Value]) -> String {
     let mut out = format!("{value} is not one of ");
     if options.len() <= 3 {
         for (i, option) in options.iter().enumerate() {
@@ -481,14 +475,7 @@ fn exact(n: &Number) -> Exact {
 }
 
 /// Compares two numbers exactly (an integer past 2^53 is not rounded to a double first).
-fn compare(n: &Number, limit: &Value) -> Ordering {
-    let Value::Number(limit) = limit else {
-        return Ordering::Equal;
-    };
-    compare_numbers(n, limit)
-}
-
-fn compare_numbers(a: &Number, b: &Number) -> Ordering {
+fn compare(a: &Number, b: &Number) -> Ordering {
     match (exact(a), exact(b)) {
         (Exact::Int(a), Exact::Int(b)) => a.cmp(&b),
         (Exact::Float(a), Exact::Float(b)) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
@@ -513,10 +500,7 @@ fn int_vs_float(a: i128, b: f64) -> Ordering {
 }
 
 /// Whether `n / multiple` is an integer, exactly (the remainder of two doubles is exact).
-fn is_multiple(n: &Number, multiple: &Value) -> bool {
-    let Some(m) = multiple.as_f64() else {
-        return true;
-    };
+fn is_multiple(n: &Number, m: f64) -> bool {
     if m.fract() == 0.0 && m <= 9_007_199_254_740_991.0 {
         if let Some(u) = n.as_u64() {
             return u % (m as u64) == 0;
@@ -532,7 +516,7 @@ fn is_multiple(n: &Number, multiple: &Value) -> bool {
 /// JSON equality: numbers by value (`1` equals `1.0`), objects regardless of member order.
 fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(a), Value::Number(b)) => compare_numbers(a, b) == Ordering::Equal,
+        (Value::Number(a), Value::Number(b)) => compare(a, b) == Ordering::Equal,
         (Value::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equal(x, y))
         }

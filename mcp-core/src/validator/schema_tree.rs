@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 /// Why the built-in validator does not take a schema.
 #[derive(Debug)]
@@ -76,15 +76,16 @@ pub(super) enum Rule {
     MinItems(u64),
     MaxItems(u64),
     UniqueItems,
-    Minimum(Value),
-    Maximum(Value),
-    ExclusiveMinimum(Value),
-    ExclusiveMaximum(Value),
-    MultipleOf(Value),
+    Minimum(Number),
+    Maximum(Number),
+    ExclusiveMinimum(Number),
+    ExclusiveMaximum(Number),
+    /// Above 0.
+    MultipleOf(f64),
     MinLength(u64),
     MaxLength(u64),
     Pattern(Box<regex_lite::Regex>, String),
-    Enum(Value),
+    Enum(Vec<Value>),
     Const(Value),
     AllOf(Vec<usize>),
     AnyOf(Vec<usize>),
@@ -252,13 +253,10 @@ impl<'s> Reader<'s> {
                 "maximum" => Rule::Maximum(number(keyword, value)?),
                 "exclusiveMinimum" => Rule::ExclusiveMinimum(number(keyword, value)?),
                 "exclusiveMaximum" => Rule::ExclusiveMaximum(number(keyword, value)?),
-                "multipleOf" => {
-                    let n = number(keyword, value)?;
-                    if n.as_f64().is_none_or(|f| f <= 0.0) {
-                        return Err(invalid(keyword, "a number above 0"));
-                    }
-                    Rule::MultipleOf(n)
-                }
+                "multipleOf" => match number(keyword, value)?.as_f64() {
+                    Some(m) if m > 0.0 => Rule::MultipleOf(m),
+                    _ => return Err(invalid(keyword, "a number above 0")),
+                },
                 "minLength" => Rule::MinLength(count(keyword, value)?),
                 "maxLength" => Rule::MaxLength(count(keyword, value)?),
                 "pattern" => {
@@ -274,7 +272,7 @@ impl<'s> Reader<'s> {
                     Rule::Pattern(Box::new(regex), text.clone())
                 }
                 "enum" => match value {
-                    Value::Array(_) => Rule::Enum(value.clone()),
+                    Value::Array(options) => Rule::Enum(options.clone()),
                     _ => return Err(invalid(keyword, "an array")),
                 },
                 "const" => Rule::Const(value.clone()),
@@ -458,9 +456,9 @@ fn count(keyword: &str, value: &Value) -> Result<u64, Unreadable> {
     }
 }
 
-fn number(keyword: &str, value: &Value) -> Result<Value, Unreadable> {
+fn number(keyword: &str, value: &Value) -> Result<Number, Unreadable> {
     match value {
-        Value::Number(_) => Ok(value.clone()),
+        Value::Number(n) => Ok(n.clone()),
         _ => Err(invalid(keyword, "a number")),
     }
 }
