@@ -44,7 +44,7 @@ pub use handler::BoxFuture;
 pub use http_request::HttpRequest;
 pub use into_server::IntoServer;
 pub use middleware::{Incoming, Middleware, Next};
-pub(crate) use outbound::{Outbound, Outbox, Sink};
+pub(crate) use outbound::{Opening, Outbound, Outbox, Sink};
 pub use params::Params;
 #[cfg(feature = "http")]
 pub(crate) use params::{peek, Peeked};

@@ -1,4 +1,8 @@
-//! What travels from a handler to the transport on a request's (or a session's) stream.
+//! What travels from a handler to the transport on a request's (or a session's) stream, and the
+//! sending end it travels through.
+
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use tokio::sync::mpsc;
 
@@ -23,8 +27,168 @@ impl Outbound {
     }
 }
 
-/// The sending end of an outbound stream.
-pub(crate) type Sink = mpsc::Sender<Outbound>;
-
 /// The receiving end of an outbound stream.
 pub(crate) type Outbox = mpsc::Receiver<Outbound>;
+
+/// The stream's reader is gone: nothing sent now reaches the client.
+#[derive(Debug)]
+pub(crate) struct Closed;
+
+/// The sending end of an outbound stream. Cloning is cheap; every clone feeds the same stream.
+#[derive(Debug, Clone)]
+pub(crate) struct Sink(Kind);
+
+#[derive(Debug, Clone)]
+enum Kind {
+    /// A stream whose reader exists from the start: a connection's, a session's, a 2025
+    /// request's resumable stream.
+    Channel(mpsc::Sender<Outbound>),
+    /// A stream opened by its first item (a 2026 HTTP request's: its answer becomes an event
+    /// stream only then), so a request that sends nothing costs no channel.
+    OnDemand(Arc<OnDemand>),
+    /// A stream nobody reads (a notification's; a client that takes no event stream): what is
+    /// sent is dropped.
+    Discard,
+}
+
+impl Sink {
+    /// A stream with its reader, holding at most `capacity` items before a sender waits.
+    pub(crate) fn channel(capacity: usize) -> (Self, Outbox) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        (Self(Kind::Channel(tx)), rx)
+    }
+
+    /// A stream whose channel (of `capacity` items) is made when the first item is sent; the
+    /// reader learns of it through the [`Opening`].
+    pub(crate) fn on_demand(capacity: usize) -> (Self, Opening) {
+        let shared = Arc::new(OnDemand {
+            capacity: capacity.max(1),
+            state: Mutex::new(State::Unopened(None)),
+        });
+        (Self(Kind::OnDemand(shared.clone())), Opening(shared))
+    }
+
+    /// A stream nobody reads: every send succeeds and drops its item.
+    pub(crate) fn discard() -> Self {
+        Self(Kind::Discard)
+    }
+
+    /// Sends `item`, waiting for room; `Err` when the reader is gone.
+    pub(crate) async fn send(&self, item: Outbound) -> Result<(), Closed> {
+        match &self.0 {
+            Kind::Channel(tx) => tx.send(item).await.map_err(|_| Closed),
+            Kind::OnDemand(shared) => shared.sender()?.send(item).await.map_err(|_| Closed),
+            Kind::Discard => {
+                dropped(&item);
+                Ok(())
+            }
+        }
+    }
+
+    /// Sends `item` if there is room now; `Err` when there is none or the reader is gone.
+    pub(crate) fn try_send(&self, item: Outbound) -> Result<(), Closed> {
+        match &self.0 {
+            Kind::Channel(tx) => tx.try_send(item).map_err(|_| Closed),
+            Kind::OnDemand(shared) => shared.sender()?.try_send(item).map_err(|_| Closed),
+            Kind::Discard => {
+                dropped(&item);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn dropped(item: &Outbound) {
+    if let Outbound::Message(_) = item {
+        tracing::debug!("message dropped: nobody reads this stream (a notification's, or a client that takes no event stream)");
+    }
+}
+
+/// The shared state of an on-demand stream.
+#[derive(Debug)]
+struct OnDemand {
+    capacity: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Nothing sent yet; the reader's waker, once it waits.
+    Unopened(Option<Waker>),
+    /// Opened by a first item: the sending end, and the receiving end until the reader takes it.
+    Open(mpsc::Sender<Outbound>, Option<Outbox>),
+    /// The reader went away before anything was sent.
+    Gone,
+}
+
+impl OnDemand {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The channel's sending end, made (and the reader woken) on first use.
+    fn sender(&self) -> Result<mpsc::Sender<Outbound>, Closed> {
+        let mut state = self.state();
+        match &mut *state {
+            State::Open(tx, _) => Ok(tx.clone()),
+            State::Gone => Err(Closed),
+            State::Unopened(waker) => {
+                let waker = waker.take();
+                let (tx, rx) = mpsc::channel(self.capacity);
+                *state = State::Open(tx.clone(), Some(rx));
+                drop(state);
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
+                Ok(tx)
+            }
+        }
+    }
+}
+
+/// The reader's side of an on-demand stream: learns when the first item was sent and takes
+/// the receiving end. Dropping it before then makes every send fail ([`Closed`]).
+#[derive(Debug)]
+pub(crate) struct Opening(Arc<OnDemand>);
+
+impl Opening {
+    /// Waits for the first item; then the receiving end (once: afterwards it never resolves).
+    pub(crate) async fn opened(&self) -> Outbox {
+        std::future::poll_fn(|cx| self.poll_opened(cx)).await
+    }
+
+    fn poll_opened(&self, cx: &mut Context<'_>) -> Poll<Outbox> {
+        let mut state = self.0.state();
+        match &mut *state {
+            State::Open(_, rx) => match rx.take() {
+                Some(rx) => Poll::Ready(rx),
+                None => Poll::Pending,
+            },
+            State::Unopened(waker) => {
+                *waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+            State::Gone => Poll::Pending,
+        }
+    }
+
+    /// The receiving end if something was sent (and it was not taken yet).
+    pub(crate) fn take(&self) -> Option<Outbox> {
+        match &mut *self.0.state() {
+            State::Open(_, rx) => rx.take(),
+            _ => None,
+        }
+    }
+}
+
+impl Drop for Opening {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        match &mut *state {
+            State::Unopened(_) => *state = State::Gone,
+            // A receiving end nobody took is dropped with the reader: sends fail from now on.
+            State::Open(_, rx) => drop(rx.take()),
+            State::Gone => {}
+        }
+    }
+}

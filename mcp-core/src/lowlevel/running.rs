@@ -117,7 +117,9 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
     /// # });
     /// ```
     pub async fn handle_message(self: &Arc<Self>, bytes: &[u8]) -> Option<String> {
-        let (sink, mut dropped) = tokio::sync::mpsc::channel(16);
+        // What the handler sends on its stream is dropped (nobody reads it), so a handler that
+        // reports progress never waits.
+        let sink = crate::lowlevel::Sink::discard();
         // A message served alone belongs to no session (as a 2026 request over HTTP).
         let origin = || dispatch::Origin {
             server: self,
@@ -126,28 +128,13 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
             surface_internal: self.server.options.surface_internal_errors,
             http: None,
         };
-        // What the handler sends on its stream is read and dropped while it runs, so a handler
-        // that reports progress never waits on a full channel.
-        let drain = async {
-            while dropped.recv().await.is_some() {}
-            std::future::pending::<()>().await;
-        };
         match crate::jsonrpc::decode(bytes) {
             Ok(crate::jsonrpc::Message::Request { id, method, params }) => {
-                let work = dispatch::handle_request(origin(), id, method, params);
-                tokio::select! {
-                    biased;
-                    answer = work => Some(answer.line),
-                    _ = drain => None,
-                }
+                let answer = dispatch::handle_request(origin(), id, method, params).await;
+                Some(answer.line)
             }
             Ok(crate::jsonrpc::Message::Notification { method, params }) => {
-                let work = dispatch::handle_notification(origin(), method, params);
-                tokio::select! {
-                    biased;
-                    _ = work => {}
-                    _ = drain => {}
-                }
+                dispatch::handle_notification(origin(), method, params).await;
                 None
             }
             Ok(crate::jsonrpc::Message::Response { .. }) => None,

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message, RequestId};
@@ -108,7 +108,7 @@ where
         .max_in_flight
         .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
     let permits = Arc::new(Semaphore::new(max_in_flight));
-    let (sink, rx) = mpsc::channel(OUTBOUND_CAPACITY);
+    let (sink, rx) = crate::lowlevel::Sink::channel(OUTBOUND_CAPACITY);
     let (stop_writer, writer_stopped) = oneshot::channel();
     let (room_tx, mut room) = watch::channel(false);
     let limits = WriteLimits {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::headers;
 use super::response::{self, error, Answering};
@@ -273,7 +273,8 @@ async fn initialize<S: Send + Sync + 'static>(
     let owner = http.principal().map(|p| p.identity());
     let http_session = shared.new_session(&session_id, owner, client, now_ms());
     let session = http_session.session.clone();
-    let (sink, _unused) = mpsc::channel(1);
+    // The handshake has no stream of its own: what its handler sends is dropped.
+    let sink = crate::lowlevel::Sink::discard();
     let origin = Origin {
         server: &shared.server,
         session: Some(&session),

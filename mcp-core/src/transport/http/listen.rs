@@ -14,26 +14,27 @@ use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ConnectInfo;
-use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
-use tower_service::Service;
 
 use super::config::HttpConfig;
 use crate::write_timeout::WriteTimeout;
 
-/// Serves `router` on `listener` until `shutdown` completes; then runs `on_shutdown`, stops
-/// accepting and waits for every connection to finish what it serves.
-pub(crate) async fn serve(
+/// Serves `answer` (each request with its peer's address) on `listener` until `shutdown`
+/// completes; then runs `on_shutdown`, stops accepting and waits for every connection to finish
+/// what it serves.
+pub(crate) async fn serve<A, Fut>(
     listener: TcpListener,
-    router: Router,
+    answer: A,
     config: &HttpConfig,
     shutdown: impl Future<Output = ()>,
     on_shutdown: impl FnOnce(),
-) {
+) where
+    A: Fn(hyper::Request<Incoming>, SocketAddr) -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = axum::response::Response> + Send + 'static,
+{
     let cap = config.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let cap = u32::try_from(cap).unwrap_or(u32::MAX);
     let connections = Arc::new(Semaphore::new(cap as usize));
@@ -78,13 +79,10 @@ pub(crate) async fn serve(
         };
         let _ = tcp.set_nodelay(true);
         let io = TokioIo::new(WriteTimeout::new(tcp, write_timeout));
-        let router = router.clone();
-        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-            request
-                .extensions_mut()
-                .insert(ConnectInfo::<SocketAddr>(peer));
-            let mut router = router.clone();
-            async move { router.call(request.map(axum::body::Body::new)).await }
+        let answer = answer.clone();
+        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let answered = answer(request, peer);
+            async move { Ok::<_, std::convert::Infallible>(answered.await) }
         });
         let connection = builder.serve_connection(io, service);
         let mut stopping = stopping.clone();

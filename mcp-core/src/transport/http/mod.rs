@@ -257,7 +257,16 @@ impl<S: Send + Sync + 'static> crate::lowlevel::Server<S> {
         // connections (and so the graceful shutdown) alive forever.
         listen::serve(
             listener,
-            http.service.clone(),
+            {
+                let direct = http
+                    .shared
+                    .config
+                    .auth
+                    .is_none()
+                    .then(|| http.shared.clone());
+                let router = http.service.clone();
+                move |request, peer| served(direct.clone(), router.clone(), request, peer)
+            },
             &limits,
             shutdown,
             move || shared.close_all(),
@@ -298,9 +307,47 @@ impl<S: Send + Sync + 'static> crate::server::McpServer<S> {
     }
 }
 
+/// How [`Server::serve_http_on`](crate::lowlevel::Server::serve_http_on) answers one
+/// request from `peer`: one at the path goes straight to the endpoint when `direct` is given
+/// (no auth layer must see it first), with no routing and no extension map for the peer;
+/// anything else goes through the router, which answers as the `Service` does.
+async fn served<S: Send + Sync + 'static>(
+    direct: Option<Arc<sessions::Shared<S>>>,
+    mut router: Router,
+    request: axum::http::Request<hyper::body::Incoming>,
+    peer: SocketAddr,
+) -> Response {
+    let mut request = request.map(axum::body::Body::new);
+    if let Some(shared) = direct.filter(|shared| request.uri().path() == shared.config.path) {
+        return answer(shared, request, Some(peer)).await;
+    }
+    request
+        .extensions_mut()
+        .insert(axum::extract::ConnectInfo::<SocketAddr>(peer));
+    match tower_service::Service::call(&mut router, request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// The endpoint as the router calls it (the peer from `ConnectInfo`, when the server put it
+/// there).
 async fn endpoint<S: Send + Sync + 'static>(
     State(shared): State<Arc<sessions::Shared<S>>>,
     request: axum::extract::Request,
+) -> Response {
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    answer(shared, request, peer).await
+}
+
+/// One request at the endpoint's path, from `peer`.
+async fn answer<S: Send + Sync + 'static>(
+    shared: Arc<sessions::Shared<S>>,
+    request: axum::extract::Request,
+    peer: Option<SocketAddr>,
 ) -> Response {
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
@@ -322,19 +369,15 @@ async fn endpoint<S: Send + Sync + 'static>(
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
     let http = Arc::new(HttpRequest::new(parts, peer));
     let headers = http.headers();
     match method {
         Method::GET => match session_id {
-            Some(id) => standalone::get_stream(&shared, &id, &http).await,
+            Some(id) => Box::pin(standalone::get_stream(&shared, &id, &http)).await,
             None => method_not_allowed(),
         },
         Method::DELETE => match session_id {
-            Some(id) => legacy::delete(&shared, &id, &http).await,
+            Some(id) => Box::pin(legacy::delete(&shared, &id, &http)).await,
             None => method_not_allowed(),
         },
         Method::POST => {
@@ -383,7 +426,9 @@ async fn endpoint<S: Send + Sync + 'static>(
             ) {
                 stateless::post(&shared.server, &shared.config, &http, message, peeked).await
             } else {
-                legacy::post(&shared, session_id.as_deref(), &http, message).await
+                // Boxed, as the other 2025 paths: the 2026 request's future (moved into the
+                // connection on every request) stays small.
+                Box::pin(legacy::post(&shared, session_id.as_deref(), &http, message)).await
             }
         }
         _ => method_not_allowed(),

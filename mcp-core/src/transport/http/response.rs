@@ -20,7 +20,7 @@ use super::keep_alive::KeepAlive;
 use crate::error::McpError;
 use crate::jsonrpc;
 use crate::lowlevel::dispatch::Answer;
-use crate::lowlevel::Outbound;
+use crate::lowlevel::{Opening, Outbound, Outbox, Sink};
 
 /// Messages a request's handler may queue before it waits (each as large as the handler makes
 /// it); what goes to the client past them is bounded in bytes ([`HttpConfig::stream_buffer_bytes`]).
@@ -106,6 +106,11 @@ fn answered(answer: Answer) -> Response {
 }
 
 /// Runs `start` (given the request's stream) and answers with JSON or SSE.
+///
+/// The stream is made to measure: a client that takes no event stream gets one that drops
+/// what is sent (its answer is JSON); a 2025 request's (`resumable`) exists from the start, as
+/// its events are stored; a 2026 request's is made only when the handler first sends something,
+/// so a request that only returns its result costs no channel.
 pub(crate) async fn run<F, Fut>(
     answering: Answering,
     id: Option<jsonrpc::RequestId>,
@@ -114,14 +119,24 @@ pub(crate) async fn run<F, Fut>(
     start: F,
 ) -> Response
 where
-    F: FnOnce(crate::lowlevel::Sink) -> Fut,
+    F: FnOnce(Sink) -> Fut,
     Fut: Future<Output = Answer> + Send + 'static,
 {
     let timeout = answering.timeout;
-    let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
+    let (sink, stream) = match (answering.sse, resumable) {
+        (false, resumable) => (Sink::discard(), Stream::Dropped(resumable.is_some())),
+        (true, Some(store)) => {
+            let (sink, rx) = Sink::channel(STREAM_BUFFER);
+            (sink, Stream::Resumable(store, rx))
+        }
+        (true, None) => {
+            let (sink, opening) = Sink::on_demand(STREAM_BUFFER);
+            (sink, Stream::OnDemand(opening))
+        }
+    };
     // Boxed: the task holds a pointer, not the whole handler future (copied on spawn).
-    let fut = Box::pin(start(tx));
-    let mut handle = tokio::spawn(async move {
+    let fut = Box::pin(start(sink));
+    let handle = tokio::spawn(async move {
         match tokio::time::timeout(timeout, fut).await {
             Ok(answer) => answer,
             Err(_) => {
@@ -139,17 +154,36 @@ where
         }
     });
     on_start(handle.abort_handle());
-    if !answering.sse {
-        // A 2026 request ends with its response (dropped: the client went away); a 2025 one
-        // goes on.
-        let _abort = resumable
-            .is_none()
-            .then(|| AbortOnDrop(handle.abort_handle()));
-        return json_only(rx, handle).await;
+    match stream {
+        Stream::Dropped(resumable) => {
+            // A 2026 request ends with its response (dropped: the client went away); a 2025
+            // one goes on.
+            let _abort = (!resumable).then(|| AbortOnDrop(handle.abort_handle()));
+            json_only(handle).await
+        }
+        Stream::Resumable(store, rx) => resumable_answer(store, rx, handle, answering).await,
+        Stream::OnDemand(opening) => on_demand_answer(opening, handle, answering).await,
     }
-    if let Some(store) = resumable {
-        return resumable_answer(store, rx, handle, answering).await;
-    }
+}
+
+/// Where the messages a request's handler sends go.
+enum Stream {
+    /// Nowhere: the client takes no event stream (`true`: a 2025 request, which outlives its
+    /// response).
+    Dropped(bool),
+    /// A 2025 request's resumable stream, stored as it goes.
+    Resumable(Arc<EventStore>, Outbox),
+    /// A 2026 request's, once the handler sends something.
+    OnDemand(Opening),
+}
+
+/// A 2026 answer: JSON when the handler sent nothing before its result, else an event stream
+/// (ended by the result) from the first message on. Dropped, it cancels the request.
+async fn on_demand_answer(
+    opening: Opening,
+    mut handle: JoinHandle<Answer>,
+    answering: Answering,
+) -> Response {
     let abort = AbortOnDrop(handle.abort_handle());
     let stream = |first: String, rx, handle, final_line| SseStream {
         pending_first: Some(first),
@@ -159,6 +193,29 @@ where
         _abort: abort,
         done: false,
     };
+    let opened = tokio::select! {
+        biased;
+        rx = opening.opened() => Ok(rx),
+        line = &mut handle => Err(line),
+    };
+    let mut rx = match opened {
+        Ok(rx) => rx,
+        // Notifications sent just before the result still go first.
+        Err(Ok(line)) => {
+            let Some(mut rx) = opening.take() else {
+                return answered(line);
+            };
+            return match next_message(&mut rx) {
+                Some(first) => sse_body(
+                    stream(first, rx, None, Some(line.line)),
+                    answering.keep_alive,
+                ),
+                None => answered(line),
+            };
+        }
+        Err(Err(e)) => return ended(&e),
+    };
+    drop(opening);
     // `close_stream` means nothing on the 2026 wire: skip it.
     let first = loop {
         tokio::select! {
@@ -171,48 +228,27 @@ where
         }
     };
     match first {
-        Ok(first) => match first {
-            Some(first) => sse_body(stream(first, rx, Some(handle), None), answering.keep_alive),
-            None => match (&mut handle).await {
-                Ok(line) => answered(line),
-                Err(e) => ended(&e),
-            },
-        },
-        Err(line) => match line {
-            // Notifications sent just before the result still go first.
-            Ok(line) => match next_message(&mut rx) {
-                Some(first) => sse_body(
-                    stream(first, rx, None, Some(line.line)),
-                    answering.keep_alive,
-                ),
-                None => answered(line),
-            },
+        Ok(Some(first)) => sse_body(stream(first, rx, Some(handle), None), answering.keep_alive),
+        Ok(None) => match (&mut handle).await {
+            Ok(line) => answered(line),
             Err(e) => ended(&e),
         },
+        // Notifications sent just before the result still go first.
+        Err(Ok(line)) => match next_message(&mut rx) {
+            Some(first) => sse_body(
+                stream(first, rx, None, Some(line.line)),
+                answering.keep_alive,
+            ),
+            None => answered(line),
+        },
+        Err(Err(e)) => ended(&e),
     }
 }
 
-/// The answer as JSON for a client that takes no event stream: what the handler sends before
-/// it is dropped (logged), the final line is the body.
-async fn json_only(mut rx: crate::lowlevel::Outbox, mut handle: JoinHandle<Answer>) -> Response {
-    let mut dropped = 0usize;
-    let result = loop {
-        tokio::select! {
-            biased;
-            message = rx.recv() => match message {
-                Some(item) => dropped += usize::from(item != Outbound::Close),
-                None => break (&mut handle).await,
-            },
-            result = &mut handle => break result,
-        }
-    };
-    if dropped > 0 {
-        tracing::debug!(
-            dropped,
-            "messages dropped: the client does not accept text/event-stream"
-        );
-    }
-    match result {
+/// The answer as JSON for a client that takes no event stream (what the handler sent before
+/// it was dropped): the final line is the body.
+async fn json_only(handle: JoinHandle<Answer>) -> Response {
+    match handle.await {
         Ok(line) => answered(line),
         // Cancelled: a cancelled request is never answered.
         Err(e) if e.is_cancelled() => StatusCode::ACCEPTED.into_response(),
@@ -221,7 +257,7 @@ async fn json_only(mut rx: crate::lowlevel::Outbox, mut handle: JoinHandle<Answe
 }
 
 /// The next queued message (a `close_stream` skipped).
-fn next_message(rx: &mut crate::lowlevel::Outbox) -> Option<String> {
+fn next_message(rx: &mut Outbox) -> Option<String> {
     while let Ok(item) = rx.try_recv() {
         if let Outbound::Message(line) = item {
             return Some(line);
@@ -235,7 +271,7 @@ fn next_message(rx: &mut crate::lowlevel::Outbox) -> Option<String> {
 /// cancel the request: its answer waits in the store for a `GET` with `Last-Event-ID`.
 async fn resumable_answer(
     store: Arc<EventStore>,
-    mut rx: crate::lowlevel::Outbox,
+    mut rx: Outbox,
     mut handle: JoinHandle<Answer>,
     answering: Answering,
 ) -> Response {
@@ -323,7 +359,7 @@ impl futures_core::Stream for BoundedBody {
 fn resumable_sse(
     store: Arc<EventStore>,
     first: Outbound,
-    mut rx: crate::lowlevel::Outbox,
+    mut rx: Outbox,
     mut handle: Option<JoinHandle<Answer>>,
     mut final_line: Option<String>,
     answering: Answering,
@@ -444,7 +480,7 @@ impl Drop for AbortOnDrop {
 /// takes the previous frame.
 struct SseStream {
     pending_first: Option<String>,
-    rx: crate::lowlevel::Outbox,
+    rx: Outbox,
     handle: Option<JoinHandle<Answer>>,
     final_line: Option<String>,
     _abort: AbortOnDrop,

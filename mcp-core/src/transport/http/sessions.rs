@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::Semaphore;
 
 use super::config::HttpConfig;
 use super::events::EventStore;
@@ -189,7 +189,7 @@ impl<S: Send + Sync + 'static> Shared<S> {
         client: Option<String>,
         created_ms: u64,
     ) -> Arc<HttpSession> {
-        let (outbound, standalone) = mpsc::channel(self.config.session_queue.max(1));
+        let (outbound, standalone) = crate::lowlevel::Sink::channel(self.config.session_queue);
         let session = Session::with_id(id.into(), outbound);
         let (session_bytes, total_bytes) = (
             self.config.event_store_session_bytes,

@@ -221,7 +221,8 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             )
         }
         Message::Notification { method, params } => {
-            let (sink, _ignored) = tokio::sync::mpsc::channel(1);
+            // A notification has no stream: what its handler sends is dropped.
+            let sink = crate::lowlevel::Sink::discard();
             let origin = Origin {
                 server,
                 session: None,
