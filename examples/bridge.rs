@@ -18,18 +18,15 @@
 //! their methods. Not forwarded: resource-updated notifications, and task status notifications
 //! (`subscriptions/listen {taskIds}`): a client of the bridge polls `tasks/get`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use modelctx::client::{Client, RequestOptions};
 use modelctx::era::Era;
 use modelctx::events::{Event, EventBus, MemoryBus};
-use modelctx::lowlevel::RequestContext;
+use modelctx::lowlevel::{ParamHeaderTable, RequestContext};
 use modelctx::server::McpServer;
 use modelctx::transport::{ChildProcess, HttpConfig};
-use modelctx::types::{
-    EmptyResult, InputRequiredResult, LoggingMessageNotificationParams, ParamHeaders, Tool,
-};
+use modelctx::types::{EmptyResult, InputRequiredResult, LoggingMessageNotificationParams, Tool};
 use modelctx::McpError;
 use serde_json::{Map, Value};
 
@@ -179,14 +176,12 @@ async fn forward_once(
     }
 }
 
-/// The `x-mcp-header` arguments of the backend's tools, learnt from the lists passing through,
-/// so the bridge's HTTP transport checks the frontend's `Mcp-Param-*` headers.
-type Mirrored = Arc<RwLock<HashMap<String, ParamHeaders>>>;
-
 async fn forward(
     backend: Arc<Client>,
     logs: LogRelay,
-    mirrored: Mirrored,
+    // The `x-mcp-header` arguments of the backend's tools, learnt from the lists passing
+    // through, so the bridge's HTTP transport checks the frontend's `Mcp-Param-*` headers.
+    mirrored: ParamHeaderTable,
     ctx: RequestContext,
     method: &'static str,
     params: Map<String, Value>,
@@ -197,9 +192,8 @@ async fn forward(
         if method == "tools/list" {
             let tools = result.get("tools").cloned().unwrap_or(Value::Null);
             let tools: Vec<Tool> = serde_json::from_value(tools).unwrap_or_default();
-            let mut map = mirrored.write().unwrap_or_else(|p| p.into_inner());
             for tool in tools {
-                map.insert(tool.name.clone(), tool.param_headers().unwrap_or_default());
+                mirrored.set(tool.name.clone(), tool.param_headers().unwrap_or_default());
             }
         }
         if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
@@ -266,7 +260,7 @@ fn bridge(backend: Arc<Client>, bus: MemoryBus, logs: LogRelay) -> Result<McpSer
         capabilities.extensions = Some(extensions.clone());
         server.extra_capabilities(capabilities);
     }
-    let mirrored = Mirrored::default();
+    let mirrored = server.param_headers().clone();
     for &method in FORWARDED.iter().filter(|m| serves(m)).chain(extended) {
         let (backend, mirrored, logs) = (backend.clone(), mirrored.clone(), logs.clone());
         server.add_request_handler(method, move |ctx, params: Map<String, Value>| {
@@ -280,10 +274,6 @@ fn bridge(backend: Arc<Client>, bus: MemoryBus, logs: LogRelay) -> Result<McpSer
             )
         })?;
     }
-    server.param_headers(Arc::new(move |tool: &str| {
-        let map = mirrored.read().unwrap_or_else(|p| p.into_inner());
-        map.get(tool).cloned().unwrap_or_default()
-    }));
     if capabilities.logging.is_some() {
         // The engine keeps the level on the 2025 session; forwarded requests carry it.
         server.add_request_handler("logging/setLevel", |_, _: Value| async {

@@ -843,3 +843,58 @@ async fn the_standalone_stream_carries_list_changes_and_does_not_block_shutdown(
         .expect("shutdown finishes")
         .unwrap();
 }
+
+/// The `Mcp-Param-*` headers checked are those of the tool as it is now: a tool replaced at
+/// run time without `x-mcp-header` is no longer checked, one given it again is, and a removed
+/// tool is unknown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mirrored_headers_follow_the_tools_as_they_change() {
+    let mirrored = |name: &str| {
+        modelctx::server::ToolDef::<()>::from_schema(
+            name,
+            json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}),
+            |_, args| async move { Ok(CallToolResult::text(format!("region={}", args["region"]))) },
+        )
+        .unwrap()
+        .description("Mirrors region.")
+    };
+    let plain = modelctx::server::ToolDef::<()>::from_schema(
+        "regional",
+        json!({"type": "object", "properties": {"region": {"type": "string"}}}),
+        |_, _| async move { Ok(CallToolResult::text("plain")) },
+    )
+    .unwrap()
+    .description("Mirrors nothing.");
+    let server = McpServer::new("changing").tool(mirrored("regional"));
+    let handle = server.handle();
+    let (port, stop, task) = serve(server, HttpConfig::default()).await;
+    let body = modern(
+        1,
+        "tools/call",
+        json!({"name": "regional", "arguments": {"region": "eu-west"}}),
+    );
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "regional"),
+        ("Mcp-Param-Region", "us-east"),
+    ];
+    let refused = send(port, "POST", &headers, &body).await;
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(refused.body.contains("Mcp-Param-Region"), "{}", refused.body);
+
+    handle.replace_tool(plain);
+    let served = send(port, "POST", &headers, &body).await;
+    assert_eq!(served.status, 200, "{}", served.body);
+    assert!(served.body.contains("plain"), "{}", served.body);
+
+    handle.replace_tool(mirrored("regional"));
+    assert_eq!(send(port, "POST", &headers, &body).await.status, 400);
+
+    assert!(handle.remove_tool("regional"));
+    let gone = send(port, "POST", &headers, &body).await;
+    assert!(!gone.body.contains("Mcp-Param-Region"), "{}", gone.body);
+    assert!(gone.body.contains("regional"), "{}", gone.body);
+    let _ = stop.send(());
+    task.await.unwrap();
+}

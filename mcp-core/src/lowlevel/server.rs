@@ -20,9 +20,6 @@ use crate::types::*;
 /// A hook run when a session connects or closes.
 pub(crate) type SessionHook = Arc<dyn Fn(Session) + Send + Sync>;
 
-/// For a tool name, the `x-mcp-header` names of its arguments and the property path of each.
-pub type ParamHeaders = Arc<dyn Fn(&str) -> Vec<(String, Vec<String>)> + Send + Sync>;
-
 /// The message of the error returned when a handler for `initialize` is registered.
 pub const RESERVED_INITIALIZE: &str = "'initialize' is handled by the server runner and cannot be overridden; use Server::middleware to observe or wrap initialization";
 
@@ -123,7 +120,7 @@ pub struct Server<S = ()> {
     pub(crate) list_changed: ListChanged,
     pub(crate) extra_capabilities: ServerCapabilities,
     pub(crate) options: ServerOptions,
-    pub(crate) param_headers: Option<ParamHeaders>,
+    pub(crate) param_headers: super::ParamHeaderTable,
     pub(crate) scopes: super::scopes::ScopeRules,
     pub(crate) sealer: Option<crate::request_state::Sealer>,
     pub(crate) events: crate::events::BusCell,
@@ -226,7 +223,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             list_changed: ListChanged::default(),
             extra_capabilities: ServerCapabilities::default(),
             options: ServerOptions::default(),
-            param_headers: None,
+            param_headers: super::ParamHeaderTable::default(),
             scopes: Default::default(),
             sealer: None,
             events: Default::default(),
@@ -458,12 +455,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
-    /// Tells the HTTP transport which tool arguments are mirrored into `Mcp-Param-*` headers
-    /// (`x-mcp-header` in their schema), so it can check them against the body (2026). The
-    /// high-level server installs this from its registry.
-    pub fn param_headers(&mut self, headers: ParamHeaders) -> &mut Self {
-        self.param_headers = Some(headers);
-        self
+    /// The table of tool arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header` in
+    /// their schema), which the HTTP transport checks against the body of a 2026 `tools/call`.
+    /// Empty until filled: the high-level server keeps it in step with its tools; a low-level
+    /// server that registers such a tool records it here (see [`ParamHeaderTable`](super::ParamHeaderTable)).
+    pub fn param_headers(&self) -> &super::ParamHeaderTable {
+        &self.param_headers
     }
 
     /// Requires the caller's token to carry `scopes` for every call of `method` (`target:

@@ -100,12 +100,13 @@ impl<S: Send + Sync + 'static> McpServer<S> {
     }
 
     fn from_lowlevel(mut lowlevel: Server<S>) -> Self {
-        let registry = Arc::new(Registry::new(lowlevel.events.clone()));
+        let registry = Arc::new(Registry::new(
+            lowlevel.events.clone(),
+            lowlevel.param_headers().clone(),
+        ));
         let tasks = Arc::new(super::tasks::Tasks::new(lowlevel.events.clone()));
         install_tools(&mut lowlevel, &registry, &tasks);
         super::features::install(&mut lowlevel, &registry);
-        let reg = registry.clone();
-        lowlevel.param_headers(Arc::new(move |tool: &str| reg.param_headers(tool)));
         let reg = registry.clone();
         lowlevel.scopes.set_lookup(Arc::new(move |method, target| {
             reg.required_scopes(method, target)

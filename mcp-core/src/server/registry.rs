@@ -16,13 +16,15 @@ use super::tool::ToolDef;
 use crate::era::Era;
 use crate::error::{echo_capped, McpError};
 use crate::events::{BusCell, Event};
+use crate::lowlevel::ParamHeaderTable;
 
 struct ToolSet<S> {
     tools: Vec<Arc<ToolDef<S>>>,
     index: HashMap<String, usize>,
     /// Per tool (same order): its `x-mcp-header` arguments, found once at registration rather
     /// than on every call.
-    param_headers: Vec<Vec<(String, Vec<String>)>>,
+    /// The mirrored arguments of each tool, where the HTTP transport reads them.
+    param_headers: ParamHeaderTable,
     /// List input and output schemas with their `$ref`s inlined
     /// ([`McpServer::inline_schema_refs`](super::McpServer::inline_schema_refs)).
     inline_refs: bool,
@@ -108,12 +110,14 @@ pub(crate) struct Registry<S> {
 }
 
 impl<S: Send + Sync + 'static> Registry<S> {
-    pub(crate) fn new(bus: BusCell) -> Self {
+    /// An empty registry that records its tools' mirrored arguments in `param_headers` (the
+    /// table the HTTP transport reads).
+    pub(crate) fn new(bus: BusCell, param_headers: ParamHeaderTable) -> Self {
         Self {
             tools: RwLock::new(ToolSet {
                 tools: Vec::new(),
                 index: HashMap::new(),
-                param_headers: Vec::new(),
+                param_headers,
                 inline_refs: false,
                 lists: OnceLock::new(),
             }),
@@ -142,8 +146,10 @@ impl<S: Send + Sync + 'static> Registry<S> {
         }
         let at = set.tools.len();
         set.index.insert(tool.tool.name.clone(), at);
-        set.param_headers
-            .push(tool.tool.param_headers().unwrap_or_default());
+        set.param_headers.set(
+            tool.tool.name.clone(),
+            tool.tool.param_headers().unwrap_or_default(),
+        );
         set.tools.push(Arc::new(tool));
         set.changed();
         Ok(())
@@ -152,18 +158,17 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// Adds a tool, or replaces the one with its name (keeping its place).
     pub(crate) fn replace(&self, tool: ToolDef<S>) {
         let mut set = self.write();
-        let headers = tool.tool.param_headers().unwrap_or_default();
+        set.param_headers.set(
+            tool.tool.name.clone(),
+            tool.tool.param_headers().unwrap_or_default(),
+        );
         let tool = Arc::new(tool);
         match set.index.get(&tool.tool.name) {
-            Some(&i) => {
-                set.tools[i] = tool;
-                set.param_headers[i] = headers;
-            }
+            Some(&i) => set.tools[i] = tool,
             None => {
                 let at = set.tools.len();
                 set.index.insert(tool.tool.name.clone(), at);
                 set.tools.push(tool);
-                set.param_headers.push(headers);
             }
         }
         set.changed();
@@ -211,7 +216,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
             return false;
         };
         set.tools.remove(i);
-        set.param_headers.remove(i);
+        set.param_headers.remove(name);
         set.reindex();
         set.changed();
         true
@@ -224,15 +229,6 @@ impl<S: Send + Sync + 'static> Registry<S> {
             return set.tools.iter().find(|def| def.tool.name == name).cloned();
         }
         set.index.get(name).map(|&i| set.tools[i].clone())
-    }
-
-    /// The `x-mcp-header` arguments of tool `name` (header name, property path).
-    pub(crate) fn param_headers(&self, name: &str) -> Vec<(String, Vec<String>)> {
-        let set = self.read();
-        set.index
-            .get(name)
-            .and_then(|&i| set.param_headers.get(i).cloned())
-            .unwrap_or_default()
     }
 
     /// The scopes a call of `method` on `name` (tool, prompt name or resource URI) needs.

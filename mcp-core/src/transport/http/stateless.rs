@@ -137,25 +137,21 @@ fn check_param_headers<S: Send + Sync + 'static>(
     headers: &HeaderMap,
     peeked: &Peeked,
 ) -> Result<(), (StatusCode, McpError)> {
-    let Some(lookup) = &server.server.param_headers else {
-        return Ok(());
-    };
     let Some(tool) = peeked.name.as_ref().and_then(|v| v.as_str()) else {
         return Ok(());
     };
-    let mirrored = lookup(tool);
-    if mirrored.is_empty() {
+    let Some(mirrored) = server.server.param_headers.get(tool) else {
         return Ok(());
-    }
+    };
     let arguments: serde_json::Value = peeked
         .arguments
         .as_ref()
         .and_then(|raw| serde_json::from_str(raw.get()).ok())
         .unwrap_or_default();
     let bad = |m: String| Err((StatusCode::BAD_REQUEST, mismatch(m)));
-    for (header, path) in mirrored {
+    for (header, path) in mirrored.iter() {
         let mut value = &arguments;
-        for key in &path {
+        for key in path {
             value = &value[key.as_str()];
         }
         let expected = match value {
