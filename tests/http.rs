@@ -881,7 +881,11 @@ async fn mirrored_headers_follow_the_tools_as_they_change() {
     ];
     let refused = send(port, "POST", &headers, &body).await;
     assert_eq!(refused.status, 400, "{}", refused.body);
-    assert!(refused.body.contains("Mcp-Param-Region"), "{}", refused.body);
+    assert!(
+        refused.body.contains("Mcp-Param-Region"),
+        "{}",
+        refused.body
+    );
 
     handle.replace_tool(plain);
     let served = send(port, "POST", &headers, &body).await;

@@ -45,7 +45,9 @@ pub use handler::BoxFuture;
 pub use http_request::HttpRequest;
 pub use into_server::IntoServer;
 pub use middleware::{Incoming, Middleware, Next};
-pub(crate) use outbound::{Opening, Outbound, Outbox, Sink};
+#[cfg(feature = "http")]
+pub(crate) use outbound::Opening;
+pub(crate) use outbound::{Outbound, Outbox, Sink};
 pub use param_header_table::ParamHeaderTable;
 pub use params::Params;
 #[cfg(feature = "http")]

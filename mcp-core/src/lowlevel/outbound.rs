@@ -1,7 +1,9 @@
 //! What travels from a handler to the transport on a request's (or a session's) stream, and the
 //! sending end it travels through.
 
+#[cfg(feature = "http")]
 use std::sync::{Arc, Mutex};
+#[cfg(feature = "http")]
 use std::task::{Context, Poll, Waker};
 
 use tokio::sync::mpsc;
@@ -45,6 +47,7 @@ enum Kind {
     Channel(mpsc::Sender<Outbound>),
     /// A stream opened by its first item (a 2026 HTTP request's: its answer becomes an event
     /// stream only then), so a request that sends nothing costs no channel.
+    #[cfg(feature = "http")]
     OnDemand(Arc<OnDemand>),
     /// A stream nobody reads (a notification's; a client that takes no event stream): what is
     /// sent is dropped.
@@ -60,6 +63,7 @@ impl Sink {
 
     /// A stream whose channel (of `capacity` items) is made when the first item is sent; the
     /// reader learns of it through the [`Opening`].
+    #[cfg(feature = "http")]
     pub(crate) fn on_demand(capacity: usize) -> (Self, Opening) {
         let shared = Arc::new(OnDemand {
             capacity: capacity.max(1),
@@ -77,6 +81,7 @@ impl Sink {
     pub(crate) async fn send(&self, item: Outbound) -> Result<(), Closed> {
         match &self.0 {
             Kind::Channel(tx) => tx.send(item).await.map_err(|_| Closed),
+            #[cfg(feature = "http")]
             Kind::OnDemand(shared) => shared.sender()?.send(item).await.map_err(|_| Closed),
             Kind::Discard => {
                 dropped(&item);
@@ -89,6 +94,7 @@ impl Sink {
     pub(crate) fn try_send(&self, item: Outbound) -> Result<(), Closed> {
         match &self.0 {
             Kind::Channel(tx) => tx.try_send(item).map_err(|_| Closed),
+            #[cfg(feature = "http")]
             Kind::OnDemand(shared) => shared.sender()?.try_send(item).map_err(|_| Closed),
             Kind::Discard => {
                 dropped(&item);
@@ -105,12 +111,14 @@ fn dropped(item: &Outbound) {
 }
 
 /// The shared state of an on-demand stream.
+#[cfg(feature = "http")]
 #[derive(Debug)]
 struct OnDemand {
     capacity: usize,
     state: Mutex<State>,
 }
 
+#[cfg(feature = "http")]
 #[derive(Debug)]
 enum State {
     /// Nothing sent yet; the reader's waker, once it waits.
@@ -121,6 +129,7 @@ enum State {
     Gone,
 }
 
+#[cfg(feature = "http")]
 impl OnDemand {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
@@ -148,9 +157,11 @@ impl OnDemand {
 
 /// The reader's side of an on-demand stream: learns when the first item was sent and takes
 /// the receiving end. Dropping it before then makes every send fail ([`Closed`]).
+#[cfg(feature = "http")]
 #[derive(Debug)]
 pub(crate) struct Opening(Arc<OnDemand>);
 
+#[cfg(feature = "http")]
 impl Opening {
     /// Waits for the first item; then the receiving end (once: afterwards it never resolves).
     pub(crate) async fn opened(&self) -> Outbox {
@@ -181,6 +192,7 @@ impl Opening {
     }
 }
 
+#[cfg(feature = "http")]
 impl Drop for Opening {
     fn drop(&mut self) {
         let mut state = self.0.state();
