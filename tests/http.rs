@@ -902,3 +902,52 @@ async fn mirrored_headers_follow_the_tools_as_they_change() {
     let _ = stop.send(());
     task.await.unwrap();
 }
+
+/// Under `serve_http_on` a handler sees the peer's address both as `peer_addr()` and as the
+/// `ConnectInfo` extension (as under `axum::serve`), on the direct path to the endpoint too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_sees_the_peer_address() {
+    use modelctx::transport::axum::extract::ConnectInfo;
+    let whoami = modelctx::server::ToolDef::<()>::from_schema(
+        "whoami",
+        json!({"type": "object"}),
+        |ctx, _| async move {
+            let http = ctx.http().expect("an HTTP request");
+            let info = http
+                .extensions()
+                .get::<ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0);
+            Ok(CallToolResult::text(format!(
+                "{:?} {:?}",
+                http.peer_addr(),
+                info
+            )))
+        },
+    )
+    .unwrap()
+    .description("Says who calls.");
+    let (port, stop, task) =
+        serve(McpServer::new("peer").tool(whoami), HttpConfig::default()).await;
+    let answer = send(
+        port,
+        "POST",
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "whoami"),
+        ],
+        &modern(1, "tools/call", json!({"name": "whoami", "arguments": {}})),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let text: Value = serde_json::from_str(&answer.body).unwrap();
+    let text = text["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (peer, info) = text.split_once(' ').unwrap();
+    assert!(peer.starts_with("Some(127.0.0.1:"), "{text}");
+    assert_eq!(peer, info, "{text}");
+    let _ = stop.send(());
+    task.await.unwrap();
+}

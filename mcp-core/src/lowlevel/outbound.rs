@@ -81,6 +81,9 @@ impl Sink {
     pub(crate) async fn send(&self, item: Outbound) -> Result<(), Closed> {
         match &self.0 {
             Kind::Channel(tx) => tx.send(item).await.map_err(|_| Closed),
+            // "Close the stream" means nothing on the 2026 wire: it opens nothing.
+            #[cfg(feature = "http")]
+            Kind::OnDemand(_) if item == Outbound::Close => Ok(()),
             #[cfg(feature = "http")]
             Kind::OnDemand(shared) => shared.sender()?.send(item).await.map_err(|_| Closed),
             Kind::Discard => {
@@ -94,6 +97,8 @@ impl Sink {
     pub(crate) fn try_send(&self, item: Outbound) -> Result<(), Closed> {
         match &self.0 {
             Kind::Channel(tx) => tx.try_send(item).map_err(|_| Closed),
+            #[cfg(feature = "http")]
+            Kind::OnDemand(_) if item == Outbound::Close => Ok(()),
             #[cfg(feature = "http")]
             Kind::OnDemand(shared) => shared.sender()?.try_send(item).map_err(|_| Closed),
             Kind::Discard => {

@@ -21,9 +21,8 @@ use crate::lowlevel::ParamHeaderTable;
 struct ToolSet<S> {
     tools: Vec<Arc<ToolDef<S>>>,
     index: HashMap<String, usize>,
-    /// Per tool (same order): its `x-mcp-header` arguments, found once at registration rather
-    /// than on every call.
-    /// The mirrored arguments of each tool, where the HTTP transport reads them.
+    /// Each tool's `x-mcp-header` arguments, found once at registration rather than on every
+    /// call, in the table the HTTP transport reads.
     param_headers: ParamHeaderTable,
     /// List input and output schemas with their `$ref`s inlined
     /// ([`McpServer::inline_schema_refs`](super::McpServer::inline_schema_refs)).

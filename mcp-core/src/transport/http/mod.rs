@@ -309,8 +309,9 @@ impl<S: Send + Sync + 'static> crate::server::McpServer<S> {
 
 /// How [`Server::serve_http_on`](crate::lowlevel::Server::serve_http_on) answers one
 /// request from `peer`: one at the path goes straight to the endpoint when `direct` is given
-/// (no auth layer must see it first), with no routing and no extension map for the peer;
-/// anything else goes through the router, which answers as the `Service` does.
+/// (no auth layer must see it first), with no routing; anything else goes through the router,
+/// which answers as the `Service` does. Either way the request carries the peer's address as
+/// `ConnectInfo<SocketAddr>`, as under `axum::serve`.
 async fn served<S: Send + Sync + 'static>(
     direct: Option<Arc<sessions::Shared<S>>>,
     mut router: Router,
@@ -318,12 +319,12 @@ async fn served<S: Send + Sync + 'static>(
     peer: SocketAddr,
 ) -> Response {
     let mut request = request.map(axum::body::Body::new);
-    if let Some(shared) = direct.filter(|shared| request.uri().path() == shared.config.path) {
-        return answer(shared, request, Some(peer)).await;
-    }
     request
         .extensions_mut()
         .insert(axum::extract::ConnectInfo::<SocketAddr>(peer));
+    if let Some(shared) = direct.filter(|shared| request.uri().path() == shared.config.path) {
+        return answer(shared, request, Some(peer)).await;
+    }
     match tower_service::Service::call(&mut router, request).await {
         Ok(response) => response,
         Err(never) => match never {},
