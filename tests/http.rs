@@ -951,3 +951,29 @@ async fn a_handler_sees_the_peer_address() {
     let _ = stop.send(());
     task.await.unwrap();
 }
+
+/// On the 2026 wire "close the stream" means nothing: a handler that asks for it and then
+/// answers gets a plain JSON answer, not an event stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_close_stream_changes_nothing() {
+    let (port, stop, task) = start(HttpConfig::default()).await;
+    let answer = send(
+        port,
+        "POST",
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "polled"),
+        ],
+        &modern(1, "tools/call", json!({"name": "polled"})),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    assert_eq!(
+        answer.json()["result"]["content"][0]["text"],
+        "answered after the stream closed"
+    );
+    let _ = stop.send(());
+    let _ = task.await;
+}

@@ -25,6 +25,7 @@ pub mod input;
 pub mod jsonrpc;
 mod lines;
 pub mod lowlevel;
+mod members;
 mod peer;
 mod percent;
 mod random_id;

@@ -30,23 +30,6 @@ impl<T> Clone for ArgDecoder<T> {
 
 impl<T> Copy for ArgDecoder<T> {}
 
-/// Member `name` of `args`, taken out (left `null`: the arguments are dropped once every
-/// parameter is taken). A tool's few arguments are scanned in order, which is cheaper than
-/// hashing the name; many are looked up.
-fn take_member(args: &mut JsonObject, name: &str) -> Option<Value> {
-    if args.len() <= SCANNED_MEMBERS {
-        args.iter_mut()
-            .find(|(key, _)| key.as_str() == name)
-            .map(|(_, value)| value.take())
-    } else {
-        args.remove(name)
-    }
-}
-
-/// Up to this many members, finding one by comparing names beats hashing it (SipHash, as
-/// `serde_json::Map` does).
-pub(crate) const SCANNED_MEMBERS: usize = 8;
-
 fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Error> {
     T::deserialize(value)
 }
@@ -89,12 +72,15 @@ impl<T> ArgDecoder<T> {
 
     /// Takes a required argument (absent decodes from `null`).
     pub fn take(&self, args: &mut JsonObject, name: &str) -> Result<T, ErrorRoute> {
-        self.decode(name, take_member(args, name).unwrap_or(Value::Null))
+        self.decode(
+            name,
+            crate::members::take(args, name).unwrap_or(Value::Null),
+        )
     }
 
     /// Takes an optional argument: absent or `null` is `None`.
     pub fn take_opt(&self, args: &mut JsonObject, name: &str) -> Result<Option<T>, ErrorRoute> {
-        match take_member(args, name) {
+        match crate::members::take(args, name) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => self.decode(name, value).map(Some),
         }
@@ -107,7 +93,7 @@ impl<T> ArgDecoder<T> {
         name: &str,
         default: impl FnOnce() -> T,
     ) -> Result<T, ErrorRoute> {
-        match take_member(args, name) {
+        match crate::members::take(args, name) {
             None | Some(Value::Null) => Ok(default()),
             Some(value) => self.decode(name, value),
         }

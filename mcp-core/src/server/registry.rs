@@ -224,7 +224,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn get(&self, name: &str) -> Option<Arc<ToolDef<S>>> {
         let set = self.read();
         // A few tools are compared by name (cheaper than hashing it); many are looked up.
-        if set.tools.len() <= super::arg_decoder::SCANNED_MEMBERS {
+        if set.tools.len() <= crate::members::SCANNED {
             return set.tools.iter().find(|def| def.tool.name == name).cloned();
         }
         set.index.get(name).map(|&i| set.tools[i].clone())

@@ -118,7 +118,7 @@ impl Tree {
                 },
             }),
             (Rule::Required(names), Value::Object(map)) => {
-                names.iter().all(|name| has_member(map, name))
+                names.iter().all(|name| crate::members::has(map, name))
             }
             (Rule::MinProperties(n), Value::Object(map)) => map.len() as u64 >= *n,
             (Rule::MaxProperties(n), Value::Object(map)) => map.len() as u64 <= *n,
@@ -582,15 +582,5 @@ fn canonical(value: &Value, out: &mut String) {
         other => {
             let _ = write!(out, "{other}");
         }
-    }
-}
-
-/// Whether `map` has member `name`: few members are compared in order (cheaper than hashing
-/// the name, as `serde_json::Map` does); many are looked up.
-fn has_member(map: &serde_json::Map<String, Value>, name: &str) -> bool {
-    if map.len() <= 8 {
-        map.keys().any(|key| key == name)
-    } else {
-        map.contains_key(name)
     }
 }

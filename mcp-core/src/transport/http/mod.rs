@@ -323,7 +323,7 @@ async fn served<S: Send + Sync + 'static>(
         .extensions_mut()
         .insert(axum::extract::ConnectInfo::<SocketAddr>(peer));
     if let Some(shared) = direct.filter(|shared| request.uri().path() == shared.config.path) {
-        return answer(shared, request, Some(peer)).await;
+        return endpoint(State(shared), request).await;
     }
     match tower_service::Service::call(&mut router, request).await {
         Ok(response) => response,
@@ -331,24 +331,11 @@ async fn served<S: Send + Sync + 'static>(
     }
 }
 
-/// The endpoint as the router calls it (the peer from `ConnectInfo`, when the server put it
+/// One request at the endpoint's path (its peer from `ConnectInfo`, when the server put it
 /// there).
 async fn endpoint<S: Send + Sync + 'static>(
     State(shared): State<Arc<sessions::Shared<S>>>,
     request: axum::extract::Request,
-) -> Response {
-    let peer = request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
-    answer(shared, request, peer).await
-}
-
-/// One request at the endpoint's path, from `peer`.
-async fn answer<S: Send + Sync + 'static>(
-    shared: Arc<sessions::Shared<S>>,
-    request: axum::extract::Request,
-    peer: Option<SocketAddr>,
 ) -> Response {
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
@@ -370,6 +357,10 @@ async fn answer<S: Send + Sync + 'static>(
         Ok(body) => body,
         Err(refused) => return refused,
     };
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
     let http = Arc::new(HttpRequest::new(parts, peer));
     let headers = http.headers();
     match method {

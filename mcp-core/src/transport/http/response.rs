@@ -193,55 +193,44 @@ async fn on_demand_answer(
         _abort: abort,
         done: false,
     };
-    let opened = tokio::select! {
+    // The handler's first message, or its answer if that comes first (then whatever it sent
+    // just before, if anything, still goes first).
+    let (mut rx, answer) = tokio::select! {
         biased;
-        rx = opening.opened() => Ok(rx),
-        line = &mut handle => Err(line),
-    };
-    let mut rx = match opened {
-        Ok(rx) => rx,
-        // Notifications sent just before the result still go first.
-        Err(Ok(line)) => {
-            let Some(mut rx) = opening.take() else {
-                return answered(line);
-            };
-            return match next_message(&mut rx) {
-                Some(first) => sse_body(
-                    stream(first, rx, None, Some(line.line)),
-                    answering.keep_alive,
-                ),
-                None => answered(line),
-            };
-        }
-        Err(Err(e)) => return ended(&e),
+        rx = opening.opened() => (rx, None),
+        answer = &mut handle => match opening.take() {
+            Some(rx) => (rx, Some(answer)),
+            None => return finished(answer),
+        },
     };
     drop(opening);
-    // `close_stream` means nothing on the 2026 wire: skip it.
-    let first = loop {
-        tokio::select! {
+    let answer = match answer {
+        Some(answer) => answer,
+        None => tokio::select! {
             biased;
-            first = rx.recv() => match first {
-                Some(Outbound::Close) => continue,
-                other => break Ok(other.and_then(Outbound::into_message)),
+            first = rx.recv() => match first.and_then(Outbound::into_message) {
+                Some(first) => {
+                    return sse_body(stream(first, rx, Some(handle), None), answering.keep_alive)
+                }
+                None => (&mut handle).await,
             },
-            line = &mut handle => break Err(line),
-        }
+            answer = &mut handle => answer,
+        },
     };
-    match first {
-        Ok(Some(first)) => sse_body(stream(first, rx, Some(handle), None), answering.keep_alive),
-        Ok(None) => match (&mut handle).await {
-            Ok(line) => answered(line),
-            Err(e) => ended(&e),
-        },
-        // Notifications sent just before the result still go first.
-        Err(Ok(line)) => match next_message(&mut rx) {
-            Some(first) => sse_body(
-                stream(first, rx, None, Some(line.line)),
-                answering.keep_alive,
-            ),
-            None => answered(line),
-        },
-        Err(Err(e)) => ended(&e),
+    match (answer, next_message(&mut rx)) {
+        (Ok(line), Some(first)) => sse_body(
+            stream(first, rx, None, Some(line.line)),
+            answering.keep_alive,
+        ),
+        (answer, _) => finished(answer),
+    }
+}
+
+/// A request's end as its whole response: its answer as JSON, or [`ended`] without one.
+fn finished(answer: Result<Answer, tokio::task::JoinError>) -> Response {
+    match answer {
+        Ok(line) => answered(line),
+        Err(e) => ended(&e),
     }
 }
 
@@ -290,10 +279,7 @@ async fn resumable_answer(
     };
     match first {
         Some(first) => resumable_sse(store, first, rx, Some(handle), None, answering),
-        None => match handle.await {
-            Ok(line) => answered(line),
-            Err(e) => ended(&e),
-        },
+        None => finished(handle.await),
     }
 }
 
