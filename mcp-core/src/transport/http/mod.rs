@@ -20,6 +20,7 @@ mod events;
 mod guard;
 pub(crate) mod headers;
 mod keep_alive;
+mod lazy_timeout;
 mod legacy;
 mod listen;
 mod memory_store;
@@ -529,17 +530,17 @@ async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes,
         let line = jsonrpc::encode_error(None, &McpError::invalid_request(message).to_wire(false));
         response::json(status, line)
     };
-    match tokio::time::timeout(config.body_timeout, axum::body::to_bytes(body, limit)).await {
-        Ok(Ok(bytes)) => Ok(bytes),
-        Ok(Err(e)) if e.to_string().contains("length limit exceeded") => Err(refuse(
+    match lazy_timeout::timeout(config.body_timeout, axum::body::to_bytes(body, limit)).await {
+        Some(Ok(bytes)) => Ok(bytes),
+        Some(Err(e)) if e.to_string().contains("length limit exceeded") => Err(refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("Request body too large: the limit is {limit} bytes"),
         )),
-        Ok(Err(_)) => Err(refuse(
+        Some(Err(_)) => Err(refuse(
             StatusCode::BAD_REQUEST,
             "Request body could not be read".to_owned(),
         )),
-        Err(_) => Err(refuse(
+        None => Err(refuse(
             StatusCode::REQUEST_TIMEOUT,
             format!(
                 "Request body not received within {} s",

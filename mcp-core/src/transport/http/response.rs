@@ -137,9 +137,9 @@ where
     // Boxed: the task holds a pointer, not the whole handler future (copied on spawn).
     let fut = Box::pin(start(sink));
     let handle = tokio::spawn(async move {
-        match tokio::time::timeout(timeout, fut).await {
-            Ok(answer) => answer,
-            Err(_) => {
+        match super::lazy_timeout::timeout(timeout, fut).await {
+            Some(answer) => answer,
+            None => {
                 tracing::warn!(
                     ?timeout,
                     "request cancelled: it ran longer than the timeout"

@@ -229,9 +229,9 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             // Bounded like a 2025 notification: a handler that hangs does not hold the
             // connection.
             let handled = dispatch::handle_notification(origin, method, params);
-            if tokio::time::timeout(config.request_timeout, handled)
+            if super::lazy_timeout::timeout(config.request_timeout, handled)
                 .await
-                .is_err()
+                .is_none()
             {
                 tracing::warn!("a notification handler ran past the request timeout");
             }
