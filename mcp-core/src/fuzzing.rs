@@ -167,8 +167,9 @@ pub fn http_headers(data: &[u8]) {
     let mut peeked = crate::lowlevel::peek(params.as_deref());
     let server = http_server();
     peeked.envelope = server.envelopes.read(peeked.meta.as_ref());
+    let known = crate::transport::http::headers::Known::read(&headers);
     if let Err((status, e)) =
-        crate::transport::http::stateless::validate(server, &headers, &method, &mut peeked)
+        crate::transport::http::stateless::validate(server, &headers, &known, &method, &mut peeked)
     {
         assert!(status.is_client_error(), "{status}");
         assert!(

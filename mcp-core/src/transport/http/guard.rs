@@ -1,9 +1,10 @@
 //! DNS-rebinding protection: `Host` and `Origin` must name an allowed host.
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::config::HttpConfig;
+use super::headers::Known;
 use super::response;
 use crate::error::McpError;
 
@@ -19,7 +20,7 @@ fn host_of(authority: &str) -> &str {
 
 /// `None` when the request may go on, else the refusal to send. An empty allow-list allows any
 /// name (what `serve_http_on` uses when bound to a non-loopback address with the defaults).
-pub(crate) fn check(config: &HttpConfig, headers: &HeaderMap) -> Option<Response> {
+pub(crate) fn check(config: &HttpConfig, headers: &Known<'_>) -> Option<Response> {
     let allowed = |list: &[String], authority: &str| {
         !authority.contains('@')
             && (list.is_empty()
@@ -28,13 +29,13 @@ pub(crate) fn check(config: &HttpConfig, headers: &HeaderMap) -> Option<Response
                     .any(|a| a.eq_ignore_ascii_case(host_of(authority))))
     };
     if !config.allowed_hosts.is_empty() {
-        match headers.get("host").map(|h| h.to_str()) {
+        match headers.host.map(|h| h.to_str()) {
             Some(Ok(host)) if allowed(&config.allowed_hosts, host) => {}
             // Missing, unreadable or foreign: refused when hosts are restricted.
             _ => return Some(forbidden("Forbidden: Host is not allowed")),
         }
     }
-    if let Some(origin) = headers.get("origin") {
+    if let Some(origin) = headers.origin {
         let Ok(origin) = origin.to_str() else {
             return Some(forbidden("Forbidden: Origin is not allowed"));
         };

@@ -1,10 +1,51 @@
 //! Reading MCP headers: case-insensitive names, `=?base64?...?=` values.
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
+
+/// The headers the endpoint decides by, found in one walk over the request's headers (each
+/// lookup by name would parse and hash the name again). Each holds the first value sent.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Known<'a> {
+    pub(crate) host: Option<&'a HeaderValue>,
+    pub(crate) origin: Option<&'a HeaderValue>,
+    pub(crate) content_type: Option<&'a HeaderValue>,
+    pub(crate) accept: Option<&'a HeaderValue>,
+    pub(crate) session_id: Option<&'a HeaderValue>,
+    pub(crate) protocol_version: Option<&'a HeaderValue>,
+    pub(crate) method: Option<&'a HeaderValue>,
+    pub(crate) name: Option<&'a HeaderValue>,
+}
+
+impl<'a> Known<'a> {
+    /// Walks `headers` once (names arrive lowercase: `HeaderName` keeps them so).
+    pub(crate) fn read(headers: &'a HeaderMap) -> Self {
+        let mut known = Self::default();
+        for (name, value) in headers {
+            let slot = match name.as_str() {
+                "host" => &mut known.host,
+                "origin" => &mut known.origin,
+                "content-type" => &mut known.content_type,
+                "accept" => &mut known.accept,
+                "mcp-session-id" => &mut known.session_id,
+                "mcp-protocol-version" => &mut known.protocol_version,
+                "mcp-method" => &mut known.method,
+                "mcp-name" => &mut known.name,
+                _ => continue,
+            };
+            slot.get_or_insert(value);
+        }
+        known
+    }
+}
+
+/// A header value as text (`None` when absent or not visible ASCII).
+pub(crate) fn text(value: Option<&HeaderValue>) -> Option<&str> {
+    value?.to_str().ok()
+}
 
 /// A header's value as text (`None` when absent or not visible ASCII).
 pub(crate) fn get<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name)?.to_str().ok()
+    text(headers.get(name))
 }
 
 /// Decodes a header value: `=?base64?...?=` is base64 of UTF-8 (an invalid encoding is `Err`),
@@ -26,6 +67,20 @@ pub(crate) fn decode_value(raw: &str) -> Result<String, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_walk_finds_the_first_value_of_each_known_header() {
+        let mut headers = HeaderMap::new();
+        headers.insert("Mcp-Method", HeaderValue::from_static("tools/call"));
+        headers.append("mcp-method", HeaderValue::from_static("second"));
+        headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        headers.insert("x-other", HeaderValue::from_static("ignored"));
+        let known = Known::read(&headers);
+        assert_eq!(text(known.method), Some("tools/call"));
+        assert_eq!(text(known.accept), Some("text/event-stream"));
+        assert!(known.name.is_none() && known.host.is_none());
+        assert_eq!(get(&headers, "MCP-METHOD"), Some("tools/call"));
+    }
 
     #[test]
     fn sentinel_values_decode_and_bad_ones_are_refused() {

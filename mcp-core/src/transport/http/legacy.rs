@@ -231,7 +231,8 @@ async fn run_request<S: Send + Sync + 'static>(
         session.in_flight.insert(id.clone(), abort, ());
     };
     let store = Some(session.store.clone());
-    let answering = Answering::new(&shared.config, http.headers());
+    let accept = http.headers().get(axum::http::header::ACCEPT);
+    let answering = Answering::new(&shared.config, accept);
     response::run(
         answering,
         Some(id.clone()),

@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
@@ -49,7 +49,7 @@ pub use memory_store::{MemoryEventStore, MemorySessionStore};
 pub use redis_store::RedisStore;
 pub use store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture};
 
-use crate::auth::{Principal, Protection, PROTECTED_RESOURCE_PATH};
+use crate::auth::{Protection, PROTECTED_RESOURCE_PATH};
 use crate::era::LEGACY_VERSIONS;
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
@@ -339,18 +339,23 @@ async fn endpoint<S: Send + Sync + 'static>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
-    let headers = &parts.headers;
-    if let Some(refused) = guard::check(&shared.config, headers) {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let http = Arc::new(HttpRequest::new(parts, peer));
+    let known = headers::Known::read(http.headers());
+    if let Some(refused) = guard::check(&shared.config, &known) {
         return refused;
     }
-    let method = parts.method.clone();
-    let session_id = headers::get(headers, "mcp-session-id").map(str::to_owned);
-    let modern_header = headers::get(headers, "mcp-protocol-version")
-        .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
+    let session_id = headers::text(known.session_id);
+    let modern_header =
+        headers::text(known.protocol_version).is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
+    let method = http.method();
     if method == Method::POST && (session_id.is_none() || modern_header) {
         // 2026: the tool, prompt or resource is named in headers, so its scopes are checked
         // before the body is read.
-        if let Some(refused) = early_scope_check(&shared, &parts) {
+        if let Some(refused) = early_scope_check(&shared, &http, &known) {
             return refused;
         }
     }
@@ -358,23 +363,17 @@ async fn endpoint<S: Send + Sync + 'static>(
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
-    let http = Arc::new(HttpRequest::new(parts, peer));
-    let headers = http.headers();
-    match method {
+    match *method {
         Method::GET => match session_id {
-            Some(id) => Box::pin(standalone::get_stream(&shared, &id, &http)).await,
+            Some(id) => Box::pin(standalone::get_stream(&shared, id, &http)).await,
             None => method_not_allowed(),
         },
         Method::DELETE => match session_id {
-            Some(id) => Box::pin(legacy::delete(&shared, &id, &http)).await,
+            Some(id) => Box::pin(legacy::delete(&shared, id, &http)).await,
             None => method_not_allowed(),
         },
         Method::POST => {
-            let json = headers::get(headers, "content-type").is_some_and(|t| {
+            let json = headers::text(known.content_type).is_some_and(|t| {
                 t.trim()
                     .as_bytes()
                     .get(..16)
@@ -385,7 +384,7 @@ async fn endpoint<S: Send + Sync + 'static>(
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
                 return response::json(StatusCode::UNSUPPORTED_MEDIA_TYPE, line);
             }
-            if !accepts_answers(headers) {
+            if !accepts_answers(known.accept) {
                 let e = McpError::invalid_request(
                     "Not Acceptable: accept application/json and text/event-stream",
                 );
@@ -413,15 +412,21 @@ async fn endpoint<S: Send + Sync + 'static>(
             }
             if let Some(peeked) = stateless_peek(
                 &shared.server.envelopes,
-                headers,
+                modern_header,
                 &message,
                 session_id.is_some(),
             ) {
-                stateless::post(&shared.server, &shared.config, &http, message, peeked).await
+                let request = stateless::Post {
+                    http: &http,
+                    known: &known,
+                    message,
+                    peeked,
+                };
+                stateless::post(&shared.server, &shared.config, request).await
             } else {
                 // Boxed, as the other 2025 paths: the 2026 request's future (moved into the
                 // connection on every request) stays small.
-                Box::pin(legacy::post(&shared, session_id.as_deref(), &http, message)).await
+                Box::pin(legacy::post(&shared, session_id, &http, message)).await
             }
         }
         _ => method_not_allowed(),
@@ -432,22 +437,22 @@ async fn endpoint<S: Send + Sync + 'static>(
 /// `Mcp-Name` (checked against the body later, so a lie is refused there).
 fn early_scope_check<S: Send + Sync + 'static>(
     shared: &sessions::Shared<S>,
-    parts: &axum::http::request::Parts,
+    http: &HttpRequest,
+    known: &headers::Known<'_>,
 ) -> Option<Response> {
-    let protection = parts.extensions.get::<Protection>()?;
-    let method = headers::get(&parts.headers, "mcp-method")?;
+    let protection = http.extensions().get::<Protection>()?;
+    let method = headers::text(known.method)?;
     // Only for the methods whose `Mcp-Name` the 2026 checks compare with the body; the check
     // after decoding covers every request anyway.
     if !NAMED_METHODS.contains(&method) {
         return None;
     }
-    let target =
-        headers::get(&parts.headers, "mcp-name").and_then(|v| headers::decode_value(v).ok());
+    let target = headers::text(known.name).and_then(|v| headers::decode_value(v).ok());
     let required = shared
         .server
         .server
         .required_scopes(method, target.as_deref());
-    protection.check_scopes(parts.extensions.get::<Principal>(), &required)
+    protection.check_scopes(http.principal(), &required)
 }
 
 /// `403` when the token lacks the scopes of the request in `message` (a 2025 request, whose
@@ -505,9 +510,12 @@ fn method_not_allowed() -> Response {
 
 /// False when the request has an `Accept` header that takes neither JSON nor SSE (no header
 /// means anything is acceptable, as in HTTP).
-fn accepts_answers(headers: &HeaderMap) -> bool {
-    let Some(accept) = headers::get(headers, "accept") else {
+fn accepts_answers(accept: Option<&axum::http::HeaderValue>) -> bool {
+    let Some(accept) = accept else {
         return true;
+    };
+    let Ok(accept) = accept.to_str() else {
+        return false;
     };
     const ANSWERS: [&str; 5] = [
         "application/json",
@@ -551,11 +559,11 @@ async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes,
 }
 
 /// For a 2026 message (a `_meta` protocol version in the body, or a version header newer than
-/// the 2025 ones; both when it also names a session), the routed parts of its params, read
-/// once for the checks that follow.
+/// the 2025 ones, `newer_header`; both when it also names a session), the routed parts of its
+/// params, read once for the checks that follow.
 fn stateless_peek(
     envelopes: &crate::era::EnvelopeCache,
-    headers: &HeaderMap,
+    newer_header: bool,
     message: &Message,
     in_session: bool,
 ) -> Option<Peeked> {
@@ -567,8 +575,6 @@ fn stateless_peek(
     // Read once here, for the routing, the 2026 checks and the engine.
     peeked.envelope = envelopes.read(peeked.meta.as_ref());
     let has_envelope = peeked.envelope.is_some();
-    let newer_header = headers::get(headers, "mcp-protocol-version")
-        .is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
     let modern = if in_session {
         has_envelope && newer_header
     } else {

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
@@ -43,10 +43,11 @@ pub(crate) struct Answering {
 }
 
 impl Answering {
-    pub(crate) fn new(config: &HttpConfig, headers: &HeaderMap) -> Self {
+    /// `accept`: the request's `Accept` header.
+    pub(crate) fn new(config: &HttpConfig, accept: Option<&HeaderValue>) -> Self {
         Self {
             timeout: config.request_timeout,
-            sse: accepts_sse(headers),
+            sse: accepts_sse(accept),
             buffer_bytes: config.stream_buffer_bytes.max(1),
             write_timeout: config.write_timeout,
             keep_alive: config.keep_alive,
@@ -56,8 +57,8 @@ impl Answering {
 
 /// True unless an `Accept` header is present and takes no event stream (no header means
 /// anything is acceptable, as in HTTP).
-pub(crate) fn accepts_sse(headers: &HeaderMap) -> bool {
-    let Some(accept) = headers.get(header::ACCEPT) else {
+pub(crate) fn accepts_sse(accept: Option<&HeaderValue>) -> bool {
+    let Some(accept) = accept else {
         return true;
     };
     let Ok(accept) = accept.to_str() else {

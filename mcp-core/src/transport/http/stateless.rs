@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::config::HttpConfig;
-use super::headers;
+use super::headers::{self, Known};
 use super::response;
 use crate::era::{RequestEnvelope, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::echo_capped;
@@ -47,6 +47,7 @@ fn named_target(method: &str, peeked: &Peeked) -> Option<String> {
 pub(crate) fn validate<S: Send + Sync + 'static>(
     server: &RunningServer<S>,
     headers: &HeaderMap,
+    known: &Known<'_>,
     method: &str,
     peeked: &mut Peeked,
 ) -> Result<RequestEnvelope, (StatusCode, McpError)> {
@@ -74,7 +75,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
             .and_then(|v| v.as_str())
             .unwrap_or_default(),
     };
-    match headers::get(headers, "mcp-protocol-version") {
+    match headers::text(known.protocol_version) {
         None => return Err(bad(mismatch("Header mismatch: missing MCP-Protocol-Version header".into()))),
         Some(h) if h.trim() != body_version => {
             return Err(bad(mismatch(format!(
@@ -85,7 +86,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
         Some(_) => {}
     }
     let envelope = envelope.map_err(bad)?;
-    match headers::get(headers, "mcp-method") {
+    match headers::text(known.method) {
         None => {
             return Err(bad(mismatch(
                 "Header mismatch: missing Mcp-Method header".into(),
@@ -101,7 +102,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
         Some(_) => {}
     }
     if let Some(target) = named_target(method, peeked) {
-        match headers::get(headers, "mcp-name").map(headers::decode_value) {
+        match headers::text(known.name).map(headers::decode_value) {
             None => {
                 return Err(bad(mismatch(
                     "Header mismatch: missing Mcp-Name header".into(),
@@ -198,13 +199,27 @@ fn same_value(header: &str, body: &str) -> bool {
         || matches!((header.parse::<f64>(), body.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
 }
 
+/// A 2026 POST as the endpoint read it.
+pub(crate) struct Post<'a> {
+    pub(crate) http: &'a Arc<HttpRequest>,
+    /// Its headers the checks read, found once.
+    pub(crate) known: &'a Known<'a>,
+    pub(crate) message: Message,
+    /// Its params' routed parts (and envelope), read once.
+    pub(crate) peeked: Peeked,
+}
+
 pub(crate) async fn post<S: Send + Sync + 'static>(
     server: &Arc<RunningServer<S>>,
     config: &HttpConfig,
-    http: &Arc<HttpRequest>,
-    message: Message,
-    mut peeked: Peeked,
+    request: Post<'_>,
 ) -> Response {
+    let Post {
+        http,
+        known,
+        message,
+        mut peeked,
+    } = request;
     let headers = http.headers();
     match message {
         Message::Response { .. } => {
@@ -238,7 +253,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             StatusCode::ACCEPTED.into_response()
         }
         Message::Request { id, method, params } => {
-            let envelope = match validate(server, headers, &method, &mut peeked) {
+            let envelope = match validate(server, headers, known, &method, &mut peeked) {
                 Ok(envelope) => envelope,
                 Err((status, e)) => return reply(status, &id, e),
             };
@@ -251,7 +266,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 envelope: Some(envelope),
             };
             response::run(
-                response::Answering::new(config, headers),
+                response::Answering::new(config, known.accept),
                 Some(id),
                 None,
                 |_| {},
