@@ -31,6 +31,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
     }
 
+    /// True when bytes already read wait in the buffer (another message, or part of one).
+    pub(crate) fn has_buffered(&self) -> bool {
+        !self.inner.buffer().is_empty()
+    }
+
     /// The next non-empty frame, or `None` at end of stream.
     pub(crate) async fn next(&mut self) -> std::io::Result<Option<Frame>> {
         loop {

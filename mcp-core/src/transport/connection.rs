@@ -79,6 +79,8 @@ struct Conn<S> {
     surface_internal: bool,
     /// `true` while the writer's queue is full: answers wait before they are sent.
     room: watch::Receiver<bool>,
+    /// Requests and notifications that may run at once (the slots' semaphore's size).
+    slots: usize,
 }
 
 /// How the reading half of a connection ended.
@@ -123,6 +125,7 @@ where
         in_flight: RunningRequests::default(),
         surface_internal: config.surface_internal,
         room: room.clone(),
+        slots: max_in_flight,
     });
 
     // Dropped (the caller gave up on the connection) or done: nothing outlives it.
@@ -148,7 +151,7 @@ where
         let finish = async {
             if let Some(work) = parked {
                 if let Ok(permit) = permits.clone().acquire_owned().await {
-                    conn.start(work, permit).await;
+                    conn.start(work, permit, false).await;
                 }
             }
             conn.abort_long_lived();
@@ -278,7 +281,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
                             let Ok(permit) = permit else {
                                 return Ended::Input { parked: None, error: None };
                             };
-                            self.start(work, permit).await;
+                            self.start(work, permit, false).await;
                             continue;
                         }
                         frame = next_frame(lines, room) => {
@@ -319,10 +322,16 @@ impl<S: Send + Sync + 'static> Conn<S> {
                         error: None,
                     };
                 };
-                self.start(waiting, permit).await;
+                self.start(waiting, permit, false).await;
             }
             match permits.clone().try_acquire_owned() {
-                Ok(permit) => self.start(work, permit).await,
+                Ok(permit) => {
+                    // Nothing more read yet and nothing else running (so nothing read before it
+                    // can be overtaken): the request may be answered right here.
+                    let alone =
+                        !lines.has_buffered() && permits.available_permits() + 1 == self.slots;
+                    self.start(work, permit, alone).await
+                }
                 Err(_) => parked = Some(work),
             }
         }
@@ -369,8 +378,10 @@ impl<S: Send + Sync + 'static> Conn<S> {
         }
     }
 
-    /// Runs a request or notification in its slot.
-    async fn start(self: &Arc<Self>, work: Work, permit: OwnedSemaphorePermit) {
+    /// Runs a request or notification in its slot. `alone`: no other message is waiting to be
+    /// read or running, so a request may run its first poll here (see
+    /// [`spawn_request`](Self::spawn_request)).
+    async fn start(self: &Arc<Self>, work: Work, permit: OwnedSemaphorePermit, alone: bool) {
         match work {
             Work::Request { id, method, params } if method == "initialize" => {
                 // The handshake runs in order: later requests depend on the session it opens.
@@ -382,7 +393,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 drop(permit);
             }
             Work::Request { id, method, params } => {
-                self.spawn_request(id, method, params, permit).await
+                self.spawn_request(id, method, params, permit, alone).await
             }
             Work::Notification { method, params } => {
                 let conn = self.clone();
@@ -394,23 +405,44 @@ impl<S: Send + Sync + 'static> Conn<S> {
         }
     }
 
+    /// Runs a request in a task of its own, so requests run side by side. When it is `alone`
+    /// (nothing more to read yet, nothing else running) it is first polled here, and one that
+    /// finishes then (most do) is answered without a task; one that waits goes on in a task.
+    /// Requests read in a batch always get tasks: none waits for another's first poll, and
+    /// none overtakes a message read before it.
     async fn spawn_request(
         self: &Arc<Self>,
         id: RequestId,
         method: String,
         params: Option<Box<serde_json::value::RawValue>>,
         permit: OwnedSemaphorePermit,
+        alone: bool,
     ) {
         let long_lived = method == "subscriptions/listen";
         let conn = self.clone();
         let task_id = id.clone();
+        // Boxed: a task holds a pointer, not the whole dispatch future (which spawning would
+        // copy, several times).
+        let mut handled = Box::pin(async move {
+            dispatch::handle_request(conn.origin(), task_id, method, params)
+                .await
+                .line
+        });
+        // (An id in use is refused below.)
+        if alone && !long_lived && !self.in_flight.contains(&id) {
+            if let Some(line) = first_poll(&mut handled).await {
+                // The reader waits for the writer's room anyway before it reads on.
+                let _ = self.room.clone().wait_for(|over| !*over).await;
+                self.send(line).await;
+                drop(permit);
+                return;
+            }
+        }
+        let conn = self.clone();
+        let task_id = id.clone();
         let started = self.in_flight.start(id.clone(), long_lived, move || {
             tokio::spawn(async move {
-                // Boxed: the task holds a pointer, not the whole dispatch future (which
-                // spawning would copy, several times).
-                let handled =
-                    dispatch::handle_request(conn.origin(), task_id.clone(), method, params);
-                let line = Box::pin(handled).await.line;
+                let line = handled.await;
                 // The answer waits, in its slot, until the writer's queue has room: a peer that
                 // reads nothing holds at most one answer per slot beyond the queue.
                 let _ = conn.room.clone().wait_for(|over| !*over).await;
@@ -420,8 +452,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
             })
             .abort_handle()
         });
-        let duplicate = !started;
-        if duplicate {
+        if !started {
             let e = McpError::invalid_request(format!(
                 "Invalid request: id {id} is already in use by a request in flight"
             ));
@@ -445,6 +476,16 @@ impl<S: Send + Sync + 'static> Conn<S> {
     fn abort_long_lived(&self) {
         self.in_flight.cancel_where(|&long_lived| long_lived);
     }
+}
+
+/// The future's output if it is ready on its first poll (its waker is this task's; a future
+/// that waits is polled again, with its own, wherever it goes on).
+async fn first_poll<F: std::future::Future + Unpin>(fut: &mut F) -> Option<F::Output> {
+    std::future::poll_fn(|cx| match std::pin::Pin::new(&mut *fut).poll(cx) {
+        std::task::Poll::Ready(out) => std::task::Poll::Ready(Some(out)),
+        std::task::Poll::Pending => std::task::Poll::Ready(None),
+    })
+    .await
 }
 
 /// The writer's bounds (from [`ServerOptions`](crate::lowlevel::ServerOptions)).
