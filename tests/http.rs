@@ -977,3 +977,92 @@ async fn a_2026_close_stream_changes_nothing() {
     let _ = stop.send(());
     let _ = task.await;
 }
+
+/// Writes one 2026 `tools/call hello` with a chunked body, the body in chunks of `chunk` bytes
+/// sent one by one (each its own frame at the server), and reads the response: status,
+/// `Content-Type`, body.
+async fn chunked_call(
+    stream: &mut TcpStream,
+    port: u16,
+    body: &str,
+    chunk: usize,
+) -> (u16, String, String) {
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: hello\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // A server that refuses the body may answer and close before reading it all: a failed
+    // write only ends the sending.
+    for piece in body.as_bytes().chunks(chunk) {
+        let mut frame = format!("{:x}\r\n", piece.len()).into_bytes();
+        frame.extend_from_slice(piece);
+        frame.extend_from_slice(b"\r\n");
+        if stream.write_all(&frame).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = stream.write_all(b"0\r\n\r\n").await;
+    let mut received = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+            .await
+            .expect("a response in time")
+            .unwrap();
+        assert!(n > 0, "the server closed before answering");
+        received.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&received).into_owned();
+        let Some((head, rest)) = text.split_once("\r\n\r\n") else {
+            continue;
+        };
+        let header = |name: &str| {
+            head.lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+                })
+                .unwrap_or_default()
+        };
+        let length: usize = header("content-length").parse().expect("a length");
+        if rest.len() < length {
+            continue;
+        }
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        return (status, header("content-type"), rest[..length].to_owned());
+    }
+}
+
+/// A body sent in several chunks is read whole (and still bounded by `max_body_bytes`); the
+/// connection goes on serving, each answer with its `Content-Type`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_in_chunks_is_read_whole_and_bounded() {
+    let mut config = HttpConfig::default();
+    config.max_body_bytes = 1024;
+    let (port, stop, task) = start(config).await;
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    for id in 1..=2 {
+        let call = modern(id, "tools/call", json!({"name": "hello", "arguments": {}}));
+        let (status, content_type, body) = chunked_call(&mut stream, port, &call, 40).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(content_type, "application/json");
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(answer["id"], id);
+        assert_eq!(answer["result"]["content"][0]["text"], "hello");
+    }
+    let big = modern(
+        3,
+        "tools/call",
+        json!({"name": "hello", "arguments": {"x": "y".repeat(1500)}}),
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let (status, content_type, body) = chunked_call(&mut stream, port, &big, 600).await;
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(content_type, "application/json");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["error"]["code"], -32600, "{body}");
+    let _ = stop.send(());
+    task.await.unwrap();
+}

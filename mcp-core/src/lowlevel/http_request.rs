@@ -60,6 +60,11 @@ mod parts {
             Self { parts, peer }
         }
 
+        /// Its header map, taken back once the request has ended (the transport reuses it).
+        pub(crate) fn into_headers(self) -> HeaderMap {
+            self.parts.headers
+        }
+
         /// The request's headers.
         pub fn headers(&self) -> &HeaderMap {
             &self.parts.headers

@@ -344,6 +344,39 @@ async fn endpoint<S: Send + Sync + 'static>(
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
     let http = Arc::new(HttpRequest::new(parts, peer));
+    let mut response = answer(&shared, &http, body).await;
+    recycle_headers(http, &mut response);
+    response
+}
+
+/// hyper parses a connection's next request into the header map of the response it sent last
+/// (cleared). The request's own map, sized for a request's headers and no longer needed once
+/// the request has ended, becomes the response's, so that parse does not grow a small one
+/// (a large allocation per request). A request whose parts a handler still holds keeps them.
+fn recycle_headers(http: Arc<HttpRequest>, response: &mut Response) {
+    let Ok(request) = Arc::try_unwrap(http) else {
+        return;
+    };
+    let mut headers = request.into_headers();
+    headers.clear();
+    let mut last = None;
+    for (name, value) in response.headers_mut().drain() {
+        if let Some(name) = name {
+            last = Some(name);
+        }
+        if let Some(name) = &last {
+            headers.append(name.clone(), value);
+        }
+    }
+    *response.headers_mut() = headers;
+}
+
+/// The answer to one request at the endpoint's path.
+async fn answer<S: Send + Sync + 'static>(
+    shared: &Arc<sessions::Shared<S>>,
+    http: &Arc<HttpRequest>,
+    body: axum::body::Body,
+) -> Response {
     let known = headers::Known::read(http.headers());
     if let Some(refused) = guard::check(&shared.config, &known) {
         return refused;
@@ -355,7 +388,7 @@ async fn endpoint<S: Send + Sync + 'static>(
     if method == Method::POST && (session_id.is_none() || modern_header) {
         // 2026: the tool, prompt or resource is named in headers, so its scopes are checked
         // before the body is read.
-        if let Some(refused) = early_scope_check(&shared, &http, &known) {
+        if let Some(refused) = early_scope_check(shared, http, &known) {
             return refused;
         }
     }
@@ -365,11 +398,11 @@ async fn endpoint<S: Send + Sync + 'static>(
     };
     match *method {
         Method::GET => match session_id {
-            Some(id) => Box::pin(standalone::get_stream(&shared, id, &http)).await,
+            Some(id) => Box::pin(standalone::get_stream(shared, id, http)).await,
             None => method_not_allowed(),
         },
         Method::DELETE => match session_id {
-            Some(id) => Box::pin(legacy::delete(&shared, id, &http)).await,
+            Some(id) => Box::pin(legacy::delete(shared, id, http)).await,
             None => method_not_allowed(),
         },
         Method::POST => {
@@ -407,7 +440,7 @@ async fn endpoint<S: Send + Sync + 'static>(
                 return response::json(StatusCode::BAD_REQUEST, line);
             }
             // The scopes of the operation, from the body itself (both eras).
-            if let Some(refused) = scope_check(&shared, &http, &message) {
+            if let Some(refused) = scope_check(shared, http, &message) {
                 return refused;
             }
             if let Some(peeked) = stateless_peek(
@@ -417,7 +450,7 @@ async fn endpoint<S: Send + Sync + 'static>(
                 session_id.is_some(),
             ) {
                 let request = stateless::Post {
-                    http: &http,
+                    http,
                     known: &known,
                     message,
                     peeked,
@@ -426,7 +459,7 @@ async fn endpoint<S: Send + Sync + 'static>(
             } else {
                 // Boxed, as the other 2025 paths: the 2026 request's future (moved into the
                 // connection on every request) stays small.
-                Box::pin(legacy::post(&shared, session_id, &http, message)).await
+                Box::pin(legacy::post(shared, session_id, http, message)).await
             }
         }
         _ => method_not_allowed(),
@@ -538,13 +571,13 @@ async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes,
         let line = jsonrpc::encode_error(None, &McpError::invalid_request(message).to_wire(false));
         response::json(status, line)
     };
-    match lazy_timeout::timeout(config.body_timeout, axum::body::to_bytes(body, limit)).await {
+    match lazy_timeout::timeout(config.body_timeout, collect(body, limit)).await {
         Some(Ok(bytes)) => Ok(bytes),
-        Some(Err(e)) if e.to_string().contains("length limit exceeded") => Err(refuse(
+        Some(Err(Unread::TooLarge)) => Err(refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("Request body too large: the limit is {limit} bytes"),
         )),
-        Some(Err(_)) => Err(refuse(
+        Some(Err(Unread::Failed)) => Err(refuse(
             StatusCode::BAD_REQUEST,
             "Request body could not be read".to_owned(),
         )),
@@ -556,6 +589,50 @@ async fn read_body(config: &HttpConfig, body: axum::body::Body) -> Result<Bytes,
             ),
         )),
     }
+}
+
+/// Why a body was not read.
+enum Unread {
+    /// More than the limit (announced, or sent).
+    TooLarge,
+    /// The connection failed or the framing was broken.
+    Failed,
+}
+
+/// The body's bytes, at most `limit` of them. A body that arrives in one frame (a small one
+/// usually does) is that frame, not a copy.
+async fn collect(mut body: axum::body::Body, limit: usize) -> Result<Bytes, Unread> {
+    use http_body_util::BodyExt;
+    let limit = u64::try_from(limit).unwrap_or(u64::MAX);
+    if axum::body::HttpBody::size_hint(&body).lower() > limit {
+        return Err(Unread::TooLarge);
+    }
+    let mut first: Option<Bytes> = None;
+    let mut joined: Option<Vec<u8>> = None;
+    let mut read: u64 = 0;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(|_| Unread::Failed)?.into_data() else {
+            continue; // trailers
+        };
+        read = read.saturating_add(data.len() as u64);
+        if read > limit {
+            return Err(Unread::TooLarge);
+        }
+        match (&mut joined, first.take()) {
+            (Some(joined), _) => joined.extend_from_slice(&data),
+            (None, None) => first = Some(data),
+            (None, Some(earlier)) => {
+                let mut both = Vec::with_capacity(earlier.len() + data.len());
+                both.extend_from_slice(&earlier);
+                both.extend_from_slice(&data);
+                joined = Some(both);
+            }
+        }
+    }
+    Ok(match joined {
+        Some(joined) => Bytes::from(joined),
+        None => first.unwrap_or_default(),
+    })
 }
 
 /// For a 2026 message (a `_meta` protocol version in the body, or a version header newer than

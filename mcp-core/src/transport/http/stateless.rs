@@ -242,8 +242,8 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 http: Some(http.clone()),
             };
             // Bounded like a 2025 notification: a handler that hangs does not hold the
-            // connection.
-            let handled = dispatch::handle_notification(origin, method, params);
+            // connection. Boxed: the request's future (moved on every request) stays small.
+            let handled = Box::pin(dispatch::handle_notification(origin, method, params));
             if super::lazy_timeout::timeout(config.request_timeout, handled)
                 .await
                 .is_none()
