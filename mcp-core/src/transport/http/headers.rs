@@ -38,6 +38,21 @@ impl<'a> Known<'a> {
     }
 }
 
+/// Whether an `Accept` header takes one of `media` (matched without parameters, ignoring case).
+/// No header takes anything, as in HTTP; a header that is not text takes nothing.
+pub(crate) fn accepts(accept: Option<&HeaderValue>, media: &[&str]) -> bool {
+    let Some(accept) = accept else {
+        return true;
+    };
+    let Ok(accept) = accept.to_str() else {
+        return false;
+    };
+    accept.split(',').any(|range| {
+        let offered = range.split(';').next().unwrap_or("").trim();
+        media.iter().any(|m| offered.eq_ignore_ascii_case(m))
+    })
+}
+
 /// A header value as text (`None` when absent or not visible ASCII).
 pub(crate) fn text(value: Option<&HeaderValue>) -> Option<&str> {
     value?.to_str().ok()
@@ -80,6 +95,12 @@ mod tests {
         assert_eq!(text(known.accept), Some("text/event-stream"));
         assert!(known.name.is_none() && known.host.is_none());
         assert_eq!(get(&headers, "MCP-METHOD"), Some("tools/call"));
+        assert!(accepts(known.accept, &["TEXT/event-stream"]));
+        assert!(!accepts(known.accept, &["application/json"]));
+        assert!(
+            accepts(known.name, &["application/json"]),
+            "no header takes anything"
+        );
     }
 
     #[test]

@@ -359,15 +359,7 @@ fn recycle_headers(http: Arc<HttpRequest>, response: &mut Response) {
     };
     let mut headers = request.into_headers();
     headers.clear();
-    let mut last = None;
-    for (name, value) in response.headers_mut().drain() {
-        if let Some(name) = name {
-            last = Some(name);
-        }
-        if let Some(name) = &last {
-            headers.append(name.clone(), value);
-        }
-    }
+    headers.extend(response.headers_mut().drain());
     *response.headers_mut() = headers;
 }
 
@@ -544,12 +536,6 @@ fn method_not_allowed() -> Response {
 /// False when the request has an `Accept` header that takes neither JSON nor SSE (no header
 /// means anything is acceptable, as in HTTP).
 fn accepts_answers(accept: Option<&axum::http::HeaderValue>) -> bool {
-    let Some(accept) = accept else {
-        return true;
-    };
-    let Ok(accept) = accept.to_str() else {
-        return false;
-    };
     const ANSWERS: [&str; 5] = [
         "application/json",
         "text/event-stream",
@@ -557,10 +543,7 @@ fn accepts_answers(accept: Option<&axum::http::HeaderValue>) -> bool {
         "application/*",
         "text/*",
     ];
-    accept.split(',').any(|range| {
-        let media = range.split(';').next().unwrap_or("").trim();
-        ANSWERS.iter().any(|m| media.eq_ignore_ascii_case(m))
-    })
+    headers::accepts(accept, &ANSWERS)
 }
 
 /// Reads the whole body within `body_timeout` and `max_body_bytes` (408 and 413 otherwise,

@@ -57,19 +57,8 @@ impl Answering {
 
 /// True unless an `Accept` header is present and takes no event stream (no header means
 /// anything is acceptable, as in HTTP).
-pub(crate) fn accepts_sse(accept: Option<&HeaderValue>) -> bool {
-    let Some(accept) = accept else {
-        return true;
-    };
-    let Ok(accept) = accept.to_str() else {
-        return false;
-    };
-    accept.split(',').any(|range| {
-        let media = range.split(';').next().unwrap_or("").trim();
-        ["text/event-stream", "*/*", "text/*"]
-            .iter()
-            .any(|m| media.eq_ignore_ascii_case(m))
-    })
+fn accepts_sse(accept: Option<&HeaderValue>) -> bool {
+    super::headers::accepts(accept, &["text/event-stream", "*/*", "text/*"])
 }
 
 /// A JSON-RPC error answer with HTTP `status`.
