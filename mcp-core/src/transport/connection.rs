@@ -116,6 +116,10 @@ where
     let limits = WriteLimits {
         max_bytes: options.max_outbound_bytes.max(1),
         timeout: options.write_timeout,
+        running: Running {
+            permits: permits.clone(),
+            slots: max_in_flight,
+        },
     };
     let mut writer_task = tokio::spawn(write_lines(rx, writer, writer_stopped, limits, room_tx));
     let conn = Arc::new(Conn {
@@ -433,8 +437,9 @@ impl<S: Send + Sync + 'static> Conn<S> {
             if let Some(line) = first_poll(&mut handled).await {
                 // The reader waits for the writer's room anyway before it reads on.
                 let _ = self.room.clone().wait_for(|over| !*over).await;
-                self.send(line).await;
+                // Free the slot first: the writer then sees nothing running and writes at once.
                 drop(permit);
+                self.send(line).await;
                 return;
             }
         }
@@ -494,6 +499,21 @@ struct WriteLimits {
     max_bytes: usize,
     /// How long a write may make no progress.
     timeout: Duration,
+    /// Whether any request or notification is still running.
+    running: Running,
+}
+
+/// The connection's slots, as the writer sees them: when none is taken, no handler is about to
+/// answer, so there is nothing to wait for before writing.
+struct Running {
+    permits: Arc<Semaphore>,
+    slots: usize,
+}
+
+impl Running {
+    fn none(&self) -> bool {
+        self.permits.available_permits() == self.slots
+    }
 }
 
 /// Writes queued messages to the stream in batches until told to stop, then writes what is
@@ -559,9 +579,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(
                 let idle = !writing && queue.lines.is_empty();
                 queue.push(line);
                 queue.take(&mut rx, limits.max_bytes);
-                if idle && queue.bytes < WRITE_BATCH && rx.is_empty() {
+                if idle && queue.bytes < WRITE_BATCH && rx.is_empty() && !limits.running.none() {
                     // Let handlers that are about to answer run first, then write their
                     // answers in the same system call (a yield costs far less than a write).
+                    // With none running (one request at a time) there is nothing to wait for.
                     tokio::task::yield_now().await;
                     queue.take(&mut rx, limits.max_bytes);
                 }

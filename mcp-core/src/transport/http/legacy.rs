@@ -233,25 +233,20 @@ async fn run_request<S: Send + Sync + 'static>(
     let store = Some(session.store.clone());
     let accept = http.headers().get(axum::http::header::ACCEPT);
     let answering = Answering::new(&shared.config, accept);
-    response::run(
-        answering,
-        Some(id.clone()),
-        store,
-        register,
-        move |sink| async move {
-            // Given back however the request ends (the future is dropped when it is aborted).
-            let _entry = entry;
-            let origin = Origin {
-                server: &server,
-                session: Some(&tracked.session),
-                sink: &sink,
-                surface_internal: server.server.options.surface_internal_errors,
-                http: Some(http),
-            };
-            dispatch::handle_request(origin, request_id, method, params).await
-        },
-    )
-    .await
+    let started = response::start(answering, Some(id.clone()), store, move |sink| async move {
+        // Given back however the request ends (the future is dropped when it is aborted).
+        let _entry = entry;
+        let origin = Origin {
+            server: &server,
+            session: Some(&tracked.session),
+            sink: &sink,
+            surface_internal: server.server.options.surface_internal_errors,
+            http: Some(http),
+        };
+        dispatch::handle_request(origin, request_id, method, params).await
+    });
+    register(started.abort_handle());
+    started.respond().await
 }
 
 async fn initialize<S: Send + Sync + 'static>(

@@ -33,7 +33,9 @@ pub(crate) async fn serve<A, Fut>(
     on_shutdown: impl FnOnce(),
 ) where
     A: Fn(hyper::Request<Incoming>, SocketAddr) -> Fut + Clone + Send + 'static,
-    Fut: Future<Output = axum::response::Response> + Send + 'static,
+    Fut: Future<Output = Result<axum::response::Response, std::convert::Infallible>>
+        + Send
+        + 'static,
 {
     let cap = config.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let cap = u32::try_from(cap).unwrap_or(u32::MAX);
@@ -81,8 +83,7 @@ pub(crate) async fn serve<A, Fut>(
         let io = TokioIo::new(WriteTimeout::new(tcp, write_timeout));
         let answer = answer.clone();
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            let answered = answer(request, peer);
-            async move { Ok::<_, std::convert::Infallible>(answered.await) }
+            answer(request, peer)
         });
         let connection = builder.serve_connection(io, service);
         let mut stopping = stopping.clone();

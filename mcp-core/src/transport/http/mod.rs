@@ -33,7 +33,9 @@ mod standalone;
 pub(crate) mod stateless;
 mod store;
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -313,37 +315,71 @@ impl<S: Send + Sync + 'static> crate::server::McpServer<S> {
 /// (no auth layer must see it first), with no routing; anything else goes through the router,
 /// which answers as the `Service` does. Either way the request carries the peer's address as
 /// `ConnectInfo<SocketAddr>`, as under `axum::serve`.
-async fn served<S: Send + Sync + 'static>(
+///
+/// Not `async` itself: the request's parts are read here, so the future hyper holds (and
+/// moves) for every request carries only what the answer still needs.
+fn served<S: Send + Sync + 'static>(
     direct: Option<Arc<sessions::Shared<S>>>,
     mut router: Router,
     request: axum::http::Request<hyper::body::Incoming>,
     peer: SocketAddr,
-) -> Response {
+) -> impl std::future::Future<Output = Result<Response, std::convert::Infallible>> + Send {
     let mut request = request.map(axum::body::Body::new);
     request
         .extensions_mut()
         .insert(axum::extract::ConnectInfo::<SocketAddr>(peer));
-    if let Some(shared) = direct.filter(|shared| request.uri().path() == shared.config.path) {
-        return endpoint(State(shared), request).await;
-    }
-    match tower_service::Service::call(&mut router, request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
+    let target = match direct.filter(|shared| request.uri().path() == shared.config.path) {
+        Some(shared) => {
+            let (http, body) = endpoint_request(request);
+            Target::Endpoint(shared, http, body)
+        }
+        None => Target::Router(Box::pin(tower_service::Service::call(&mut router, request))),
+    };
+    async move {
+        Ok(match target {
+            Target::Endpoint(shared, http, body) => respond(shared, http, body).await,
+            Target::Router(routed) => match routed.await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            },
+        })
     }
 }
 
+/// Where [`served`] sends a request.
+enum Target<S: Send + Sync + 'static> {
+    /// Straight to the endpoint.
+    Endpoint(Arc<sessions::Shared<S>>, Arc<HttpRequest>, axum::body::Body),
+    /// Through the router (boxed: it is the rarer way, and its future is large).
+    Router(Pin<Box<axum::routing::future::RouteFuture<std::convert::Infallible>>>),
+}
+
 /// One request at the endpoint's path (its peer from `ConnectInfo`, when the server put it
-/// there).
-async fn endpoint<S: Send + Sync + 'static>(
+/// there), as the router's handler.
+fn endpoint<S: Send + Sync + 'static>(
     State(shared): State<Arc<sessions::Shared<S>>>,
     request: axum::extract::Request,
-) -> Response {
+) -> impl std::future::Future<Output = Response> + Send {
+    let (http, body) = endpoint_request(request);
+    respond(shared, http, body)
+}
+
+/// A request's parts, shared with its handler, and its body.
+fn endpoint_request(request: axum::extract::Request) -> (Arc<HttpRequest>, axum::body::Body) {
     let (parts, body) = request.into_parts();
     let peer = parts
         .extensions
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
-    let http = Arc::new(HttpRequest::new(parts, peer));
+    (Arc::new(HttpRequest::new(parts, peer)), body)
+}
+
+/// The endpoint's answer, in the header map the request came with.
+async fn respond<S: Send + Sync + 'static>(
+    shared: Arc<sessions::Shared<S>>,
+    http: Arc<HttpRequest>,
+    body: axum::body::Body,
+) -> Response {
     let mut response = answer(&shared, &http, body).await;
     recycle_headers(http, &mut response);
     response
@@ -363,39 +399,82 @@ fn recycle_headers(http: Arc<HttpRequest>, response: &mut Response) {
     *response.headers_mut() = headers;
 }
 
-/// The answer to one request at the endpoint's path.
+/// The answer to one request at the endpoint's path: the checks of its headers, its body
+/// read, then [`after_body`]. Only the body read and the answer are awaited here, so what the
+/// checks read in between (the message, its routed parts) is not kept in this future.
 async fn answer<S: Send + Sync + 'static>(
     shared: &Arc<sessions::Shared<S>>,
     http: &Arc<HttpRequest>,
     body: axum::body::Body,
 ) -> Response {
-    let known = headers::Known::read(http.headers());
-    if let Some(refused) = guard::check(&shared.config, &known) {
-        return refused;
-    }
-    let session_id = headers::text(known.session_id);
-    let modern_header =
-        headers::text(known.protocol_version).is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
-    let method = http.method();
-    if method == Method::POST && (session_id.is_none() || modern_header) {
-        // 2026: the tool, prompt or resource is named in headers, so its scopes are checked
-        // before the body is read.
-        if let Some(refused) = early_scope_check(shared, http, &known) {
-            return refused;
-        }
-    }
+    let known = match before_body(shared, http) {
+        Ok(known) => known,
+        Err(refused) => return refused,
+    };
     let body = match read_body(&shared.config, body).await {
         Ok(body) => body,
         Err(refused) => return refused,
     };
+    match after_body(shared, http, &known, &body) {
+        Next::Respond(response) => response,
+        Next::Running(started) => started.respond().await,
+        Next::Later(answered) => answered.await,
+    }
+}
+
+/// What the endpoint does with a request once its body is read.
+pub(crate) enum Next<'a> {
+    /// Answered now (refused, or nothing to run).
+    Respond(Response),
+    /// A 2026 request, its handler running in a task of its own.
+    Running(response::Started),
+    /// A longer way (a 2025 session's request, a stream, a 2026 notification), boxed so the
+    /// future of every request stays small.
+    Later(Pin<Box<dyn Future<Output = Response> + Send + 'a>>),
+}
+
+/// The checks made before the body is read: Host, Origin and the like, then the scopes of a
+/// 2026 request named in its headers. The headers the endpoint decides by, when they pass.
+fn before_body<'a, S: Send + Sync + 'static>(
+    shared: &Arc<sessions::Shared<S>>,
+    http: &'a Arc<HttpRequest>,
+) -> Result<headers::Known<'a>, Response> {
+    let known = headers::Known::read(http.headers());
+    if let Some(refused) = guard::check(&shared.config, &known) {
+        return Err(refused);
+    }
+    let session_id = headers::text(known.session_id);
+    let modern_header =
+        headers::text(known.protocol_version).is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
+    if http.method() == Method::POST && (session_id.is_none() || modern_header) {
+        // 2026: the tool, prompt or resource is named in headers, so its scopes are checked
+        // before the body is read.
+        if let Some(refused) = early_scope_check(shared, http, &known) {
+            return Err(refused);
+        }
+    }
+    Ok(known)
+}
+
+/// Routes a request whose body is read: by method, session and era.
+fn after_body<'a, S: Send + Sync + 'static>(
+    shared: &'a Arc<sessions::Shared<S>>,
+    http: &'a Arc<HttpRequest>,
+    known: &headers::Known<'a>,
+    body: &[u8],
+) -> Next<'a> {
+    let session_id = headers::text(known.session_id);
+    let modern_header =
+        headers::text(known.protocol_version).is_some_and(|v| !LEGACY_VERSIONS.contains(&v));
+    let method = http.method();
     match *method {
         Method::GET => match session_id {
-            Some(id) => Box::pin(standalone::get_stream(shared, id, http)).await,
-            None => method_not_allowed(),
+            Some(id) => Next::Later(Box::pin(standalone::get_stream(shared, id, http))),
+            None => Next::Respond(method_not_allowed()),
         },
         Method::DELETE => match session_id {
-            Some(id) => Box::pin(legacy::delete(shared, id, http)).await,
-            None => method_not_allowed(),
+            Some(id) => Next::Later(Box::pin(legacy::delete(shared, id, http))),
+            None => Next::Respond(method_not_allowed()),
         },
         Method::POST => {
             let json = headers::text(known.content_type).is_some_and(|t| {
@@ -407,20 +486,20 @@ async fn answer<S: Send + Sync + 'static>(
             if !json {
                 let e = McpError::invalid_request("Unsupported Media Type: send application/json");
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
-                return response::json(StatusCode::UNSUPPORTED_MEDIA_TYPE, line);
+                return Next::Respond(response::json(StatusCode::UNSUPPORTED_MEDIA_TYPE, line));
             }
             if !accepts_answers(known.accept) {
                 let e = McpError::invalid_request(
                     "Not Acceptable: accept application/json and text/event-stream",
                 );
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
-                return response::json(StatusCode::NOT_ACCEPTABLE, line);
+                return Next::Respond(response::json(StatusCode::NOT_ACCEPTABLE, line));
             }
-            let message = match jsonrpc::decode(&body) {
+            let message = match jsonrpc::decode(body) {
                 Ok(message) => message,
                 Err(e) => {
                     let line = jsonrpc::encode_error(e.id.as_ref(), &e.error.to_wire(false));
-                    return response::json(StatusCode::BAD_REQUEST, line);
+                    return Next::Respond(response::json(StatusCode::BAD_REQUEST, line));
                 }
             };
             if session_id.is_none() && matches!(message, Message::Response { .. }) {
@@ -429,11 +508,11 @@ async fn answer<S: Send + Sync + 'static>(
                      (send Mcp-Session-Id); the 2026-07-28 wire has no server-to-client requests",
                 );
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
-                return response::json(StatusCode::BAD_REQUEST, line);
+                return Next::Respond(response::json(StatusCode::BAD_REQUEST, line));
             }
             // The scopes of the operation, from the body itself (both eras).
             if let Some(refused) = scope_check(shared, http, &message) {
-                return refused;
+                return Next::Respond(refused);
             }
             if let Some(peeked) = stateless_peek(
                 &shared.server.envelopes,
@@ -443,18 +522,16 @@ async fn answer<S: Send + Sync + 'static>(
             ) {
                 let request = stateless::Post {
                     http,
-                    known: &known,
+                    known,
                     message,
                     peeked,
                 };
-                stateless::post(&shared.server, &shared.config, request).await
+                stateless::post(&shared.server, &shared.config, request)
             } else {
-                // Boxed, as the other 2025 paths: the 2026 request's future (moved into the
-                // connection on every request) stays small.
-                Box::pin(legacy::post(shared, session_id, http, message)).await
+                Next::Later(Box::pin(legacy::post(shared, session_id, http, message)))
             }
         }
-        _ => method_not_allowed(),
+        _ => Next::Respond(method_not_allowed()),
     }
 }
 

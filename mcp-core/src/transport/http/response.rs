@@ -95,19 +95,22 @@ fn answered(answer: Answer) -> Response {
     json(status_of(&answer), answer.line)
 }
 
-/// Runs `start` (given the request's stream) and answers with JSON or SSE.
+/// Starts `handler` (given the request's stream) in a task of its own; [`Started::respond`]
+/// then answers with JSON or SSE.
 ///
 /// The stream is made to measure: a client that takes no event stream gets one that drops
 /// what is sent (its answer is JSON); a 2025 request's (`resumable`) exists from the start, as
 /// its events are stored; a 2026 request's is made only when the handler first sends something,
 /// so a request that only returns its result costs no channel.
-pub(crate) async fn run<F, Fut>(
+///
+/// Starting is not `async`: what a request carries up to here (its message, its routed parts)
+/// lives on the stack, not in the future the connection holds and moves on every request.
+pub(crate) fn start<F, Fut>(
     answering: Answering,
     id: Option<jsonrpc::RequestId>,
     resumable: Option<Arc<EventStore>>,
-    on_start: impl FnOnce(tokio::task::AbortHandle),
-    start: F,
-) -> Response
+    handler: F,
+) -> Started
 where
     F: FnOnce(Sink) -> Fut,
     Fut: Future<Output = Answer> + Send + 'static,
@@ -125,7 +128,7 @@ where
         }
     };
     // Boxed: the task holds a pointer, not the whole handler future (copied on spawn).
-    let fut = Box::pin(start(sink));
+    let fut = Box::pin(handler(sink));
     let handle = tokio::spawn(async move {
         match super::lazy_timeout::timeout(timeout, fut).await {
             Some(answer) => answer,
@@ -143,16 +146,44 @@ where
             }
         }
     });
-    on_start(handle.abort_handle());
-    match stream {
-        Stream::Dropped(resumable) => {
-            // A 2026 request ends with its response (dropped: the client went away); a 2025
-            // one goes on.
-            let _abort = (!resumable).then(|| AbortOnDrop(handle.abort_handle()));
-            json_only(handle).await
+    Started {
+        handle,
+        stream,
+        answering,
+    }
+}
+
+/// A request whose handler runs (see [`start`]).
+pub(crate) struct Started {
+    handle: JoinHandle<Answer>,
+    stream: Stream,
+    answering: Answering,
+}
+
+impl Started {
+    /// Cancels the handler (for a session that tracks its requests).
+    pub(crate) fn abort_handle(&self) -> tokio::task::AbortHandle {
+        self.handle.abort_handle()
+    }
+
+    /// The response: JSON when the handler sent nothing before its result, else an event
+    /// stream.
+    pub(crate) async fn respond(self) -> Response {
+        let Started {
+            handle,
+            stream,
+            answering,
+        } = self;
+        match stream {
+            Stream::Dropped(resumable) => {
+                // A 2026 request ends with its response (dropped: the client went away); a 2025
+                // one goes on.
+                let _abort = (!resumable).then(|| AbortOnDrop(handle.abort_handle()));
+                json_only(handle).await
+            }
+            Stream::Resumable(store, rx) => resumable_answer(store, rx, handle, answering).await,
+            Stream::OnDemand(opening) => on_demand_answer(opening, handle, answering).await,
         }
-        Stream::Resumable(store, rx) => resumable_answer(store, rx, handle, answering).await,
-        Stream::OnDemand(opening) => on_demand_answer(opening, handle, answering).await,
     }
 }
 

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use super::config::HttpConfig;
 use super::headers::{self, Known};
 use super::response;
+use super::Next;
 use crate::era::{RequestEnvelope, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::echo_capped;
 use crate::error::{codes, McpError};
@@ -209,11 +210,13 @@ pub(crate) struct Post<'a> {
     pub(crate) peeked: Peeked,
 }
 
-pub(crate) async fn post<S: Send + Sync + 'static>(
+/// Checks a 2026 POST and starts its handler. Not `async`: the message and its routed parts
+/// stay on the stack, out of the future the connection holds for every request.
+pub(crate) fn post<S: Send + Sync + 'static>(
     server: &Arc<RunningServer<S>>,
     config: &HttpConfig,
     request: Post<'_>,
-) -> Response {
+) -> Next<'static> {
     let Post {
         http,
         known,
@@ -226,36 +229,22 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             let e = McpError::invalid_request(
                 "Invalid request: a 2026-07-28 client sends no responses",
             );
-            response::json(
+            Next::Respond(response::json(
                 StatusCode::BAD_REQUEST,
                 jsonrpc::encode_error(None, &e.to_wire(false)),
-            )
+            ))
         }
-        Message::Notification { method, params } => {
-            // A notification has no stream: what its handler sends is dropped.
-            let sink = crate::lowlevel::Sink::discard();
-            let origin = Origin {
-                server,
-                session: None,
-                sink: &sink,
-                surface_internal: server.server.options.surface_internal_errors,
-                http: Some(http.clone()),
-            };
-            // Bounded like a 2025 notification: a handler that hangs does not hold the
-            // connection. Boxed: the request's future (moved on every request) stays small.
-            let handled = Box::pin(dispatch::handle_notification(origin, method, params));
-            if super::lazy_timeout::timeout(config.request_timeout, handled)
-                .await
-                .is_none()
-            {
-                tracing::warn!("a notification handler ran past the request timeout");
-            }
-            StatusCode::ACCEPTED.into_response()
-        }
+        Message::Notification { method, params } => Next::Later(Box::pin(notified(
+            server.clone(),
+            http.clone(),
+            config.request_timeout,
+            method,
+            params,
+        ))),
         Message::Request { id, method, params } => {
             let envelope = match validate(server, headers, known, &method, &mut peeked) {
                 Ok(envelope) => envelope,
-                Err((status, e)) => return reply(status, &id, e),
+                Err((status, e)) => return Next::Respond(reply(status, &id, e)),
             };
             let server = server.clone();
             let request_id = id.clone();
@@ -265,11 +254,11 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                 meta: peeked.meta,
                 envelope: Some(envelope),
             };
-            response::run(
-                response::Answering::new(config, known.accept),
+            let answering = response::Answering::new(config, known.accept);
+            Next::Running(response::start(
+                answering,
                 Some(id),
                 None,
-                |_| {},
                 move |sink| async move {
                     // A 2026 request over HTTP belongs to no session: no session record, no
                     // session hooks.
@@ -283,8 +272,31 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
                     let params = crate::lowlevel::Params::from_raw(params);
                     dispatch::handle_read_request(origin, request_id, method, params, read).await
                 },
-            )
-            .await
+            ))
         }
     }
+}
+
+/// A 2026 notification: it has no stream (what its handler sends is dropped) and is bounded
+/// like a 2025 one, so a handler that hangs does not hold the connection.
+async fn notified<S: Send + Sync + 'static>(
+    server: Arc<RunningServer<S>>,
+    http: Arc<HttpRequest>,
+    limit: std::time::Duration,
+    method: String,
+    params: Option<Box<serde_json::value::RawValue>>,
+) -> Response {
+    let sink = crate::lowlevel::Sink::discard();
+    let origin = Origin {
+        server: &server,
+        session: None,
+        sink: &sink,
+        surface_internal: server.server.options.surface_internal_errors,
+        http: Some(http),
+    };
+    let handled = dispatch::handle_notification(origin, method, params);
+    if super::lazy_timeout::timeout(limit, handled).await.is_none() {
+        tracing::warn!("a notification handler ran past the request timeout");
+    }
+    StatusCode::ACCEPTED.into_response()
 }
