@@ -51,6 +51,9 @@ for mode in sequential pipelined flood; do
   record "$RMCP" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" legacy -- "$bin/rmcp-stdio")"
   record "$LIMIT" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" legacy -- "$bin/raw-stdio")"
   record "$OURS, 2026 wire" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" modern -- "$bin/ours-stdio")"
+  if [ "$mode" != flood ]; then
+    record "$LIMIT, 2026 wire" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" modern -- "$bin/raw-stdio")"
+  fi
 done
 
 echo "== clients (stdio, against the raw server: the client is what is measured)"
@@ -86,6 +89,10 @@ suffix=""
 mode=modern  http_run "$OURS" "$bin/ours-http" 0
 mode=session http_run "$RMCP" "$bin/rmcp-http" --nodelay 0
 mode=plain   http_run "$LIMIT" "$bin/hyper-http" 0
+# The same 2026 requests as ours gets (routing headers, `_meta` envelope), answered by bare
+# hyper: the limit for the 2026 wire.
+suffix="-2026"
+mode=modern  http_run "$LIMIT" "$bin/hyper-http" 0
 suffix="-session"
 mode=session http_run "$OURS, 2025 session" "$bin/ours-http" 0
 suffix="-stateless"

@@ -114,7 +114,9 @@ fn main() {
     );
 
     micro("decode: jsonrpc::decode of the tools/call line", || {
-        std::hint::black_box(modelctx::jsonrpc::decode(std::hint::black_box(call.as_bytes())).is_ok());
+        std::hint::black_box(
+            modelctx::jsonrpc::decode(std::hint::black_box(call.as_bytes())).is_ok(),
+        );
     });
     let result = CallToolResult::text("5");
     let id = modelctx::jsonrpc::RequestId::Number(7);
@@ -126,9 +128,12 @@ fn main() {
     let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"], "additionalProperties": false});
     let validator = modelctx::server::SchemaValidator::compile(&schema).unwrap();
     let arguments = json!({"a": 2, "b": 3});
-    micro("validate: the tools/call arguments against their schema", || {
-        std::hint::black_box(validator.validate(std::hint::black_box(&arguments)).is_ok());
-    });
+    micro(
+        "validate: the tools/call arguments against their schema",
+        || {
+            std::hint::black_box(validator.validate(std::hint::black_box(&arguments)).is_ok());
+        },
+    );
 
     for n in [100, 1_000] {
         if !selected(&format!("register {n} tools, per tool")) {

@@ -143,10 +143,10 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
 fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     at += 1;
     loop {
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
         match bytes.get(at)? {
             b'"' => return Some(at + 1),
-            b'\\' => at += 2,
-            _ => at += 1,
+            _ => at += 2,
         }
     }
 }

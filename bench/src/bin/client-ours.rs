@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use mcp_bench::client_load::{measure, sum_of};
 use modelctx::client::Client;
 use modelctx::transport::{ChildProcess, Stderr};
-use mcp_bench::client_load::{measure, sum_of};
 use serde_json::json;
 
 #[tokio::main]

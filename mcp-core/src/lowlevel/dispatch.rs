@@ -333,9 +333,9 @@ fn classify<S: Send + Sync + 'static>(
             if let Some(session) = origin.session {
                 session.open(
                     Era::Modern,
-                    env.protocol_version.clone(),
-                    env.client_info.clone(),
-                    env.client_capabilities.clone(),
+                    &env.protocol_version,
+                    env.client_info.as_ref(),
+                    &env.client_capabilities,
                 );
                 if session.begin() {
                     run_hooks(&origin.server.server.on_connect, session);
@@ -572,9 +572,9 @@ fn initialize<S: Send + Sync + 'static>(
     if let Some(session) = &info.session {
         session.open(
             Era::Legacy,
-            version.into(),
-            Some(Arc::new(p.client_info)),
-            Arc::new(ClientCapabilities::clone(&p.capabilities)),
+            &version.into(),
+            Some(&Arc::new(p.client_info)),
+            &Arc::new(ClientCapabilities::clone(&p.capabilities)),
         );
     }
     let result = InitializeResult {

@@ -88,8 +88,13 @@ impl Params {
         match &self.repr {
             Repr::Absent => false,
             Repr::Raw(raw) => {
-                let text = raw.get();
-                text.contains("\\u") || keys.iter().any(|k| text.contains(k))
+                // One pass over the quotes (a key, as written, follows one) and one over the
+                // backslashes (`\u` may spell a key another way).
+                let text = raw.get().as_bytes();
+                let after = |at: usize| text.get(at + 1..).unwrap_or_default();
+                memchr::memchr_iter(b'\\', text).any(|at| after(at).starts_with(b"u"))
+                    || memchr::memchr_iter(b'"', text)
+                        .any(|at| keys.iter().any(|k| after(at).starts_with(k.as_bytes())))
             }
             Repr::Value(v) => keys.iter().any(|k| v.get(k).is_some()),
         }
@@ -178,4 +183,39 @@ pub(crate) struct Peeked {
 pub(crate) fn peek(raw: Option<&RawValue>) -> Peeked {
     raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Params {
+        Params::from_raw(Some(RawValue::from_string(text.to_owned()).unwrap()))
+    }
+
+    /// `mentions` may say yes wrongly, never no wrongly: a key as written, a key spelled with
+    /// `\u` escapes, a key anywhere in the text.
+    #[test]
+    fn mentions_finds_every_way_a_key_can_be_written() {
+        let keys = ["inputResponses", "requestState"];
+        for yes in [
+            r#"{"requestState":"s"}"#,
+            r#"{"name":"t","inputResponses":{}}"#,
+            r#"{"arguments":{"requestState":1}}"#,
+            r#"{"\u0072equestState":"s"}"#,
+            r#"{"a":"\u00e9"}"#,
+            r#"{"a":"requestState"}"#,
+        ] {
+            assert!(raw(yes).mentions(&keys), "{yes}");
+        }
+        for no in [
+            r#"{}"#,
+            r#"{"name":"t","arguments":{"a":"line\nnext \"quoted\" \\"}}"#,
+            r#"{"state":"requestStat","Responses":1}"#,
+        ] {
+            assert!(!raw(no).mentions(&keys), "{no}");
+        }
+        assert!(!Params::default().mentions(&keys));
+        assert!(Params::from_value(serde_json::json!({"requestState": "s"})).mentions(&keys));
+    }
 }

@@ -174,17 +174,19 @@ impl Session {
     pub(crate) fn open(
         &self,
         era: Era,
-        version: Arc<str>,
-        client_info: Option<Arc<Implementation>>,
-        client_capabilities: Arc<ClientCapabilities>,
+        version: &Arc<str>,
+        client_info: Option<&Arc<Implementation>>,
+        client_capabilities: &Arc<ClientCapabilities>,
     ) -> bool {
         let mut st = self.state();
         let first = st.era.is_none();
+        // (Taken by reference: every 2026 request opens its connection, only the first one
+        // keeps anything.)
         if first || era == Era::Legacy {
             st.era = Some(era);
-            st.protocol_version = Some(version);
-            st.client_info = client_info;
-            st.client_capabilities = client_capabilities;
+            st.protocol_version = Some(version.clone());
+            st.client_info = client_info.cloned();
+            st.client_capabilities = client_capabilities.clone();
         }
         if era == Era::Legacy {
             st.initialized = true;
@@ -238,7 +240,12 @@ impl Session {
         subscriptions: Vec<String>,
         ready: bool,
     ) {
-        self.open(Era::Legacy, version, client_info, client_capabilities);
+        self.open(
+            Era::Legacy,
+            &version,
+            client_info.as_ref(),
+            &client_capabilities,
+        );
         let mut st = self.state();
         st.log_level = log_level;
         st.subscriptions = subscriptions.into_iter().collect();
