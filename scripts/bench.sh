@@ -18,19 +18,25 @@
 #
 # Usage: scripts/bench.sh            (about 10 minutes on 2 cores, build times included)
 #        SECONDS_PER_HTTP_RUN=5 BUILD_TIMES=0 scripts/bench.sh
+#        BENCH_PROFILE=lto scripts/bench.sh   (every program built with fat LTO and one
+#                                              codegen unit: bench/Cargo.toml's `lto` profile)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo/bench"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target/bench}"
 http_seconds="${SECONDS_PER_HTTP_RUN:-5}"
 mkdir -p results
-out="results/results.jsonl"
+profile="${BENCH_PROFILE:-release}"
+# The default profile's results feed BENCHMARKS.svg; another profile's are kept beside them.
+suffix_of_run=""; [ "$profile" != release ] && suffix_of_run="-$profile"
+out="results/results$suffix_of_run.jsonl"
 : >"$out"
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(uname -r)"
-echo "== building (release)"
-cargo build --release --bins -q
-bin="$CARGO_TARGET_DIR/release"
+echo "== building"
+echo "   profile: $profile"
+cargo build --profile "$profile" --bins -q
+bin="$CARGO_TARGET_DIR/$profile"
 rmcp_version="$(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')"
 echo "   rmcp $rmcp_version"
 
@@ -101,7 +107,7 @@ suffix="-docs"
 mode=session http_run "$RMCP, exactly as its docs serve it (no TCP_NODELAY)" "$bin/rmcp-http" 0
 
 echo "== in-process engine"
-cargo bench -q --bench engine 2>/dev/null | while read -r line; do
+cargo bench -q --profile "$profile" --bench engine 2>/dev/null | while read -r line; do
   name="$(echo "$line" | sed -n 's/.*"bench":"\([^"]*\)".*/\1/p')"
   record "$OURS" "in-process: $name" "$line"
 done
@@ -132,5 +138,7 @@ if [ "${BUILD_TIMES:-1}" != 0 ]; then
 fi
 
 echo "== table"
-"$bin/report" "$out" results/results.json
-"$bin/chart" results/results.json "$repo/BENCHMARKS.svg"
+"$bin/report" "$out" "results/results$suffix_of_run.json"
+if [ "$profile" = release ]; then
+  "$bin/chart" results/results.json "$repo/BENCHMARKS.svg"
+fi

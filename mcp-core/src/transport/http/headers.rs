@@ -65,7 +65,8 @@ pub(crate) fn get<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 /// Decodes a header value: `=?base64?...?=` is base64 of UTF-8 (an invalid encoding is `Err`),
 /// anything else is taken literally, with surrounding whitespace trimmed.
-pub(crate) fn decode_value(raw: &str) -> Result<String, ()> {
+/// A literal value is borrowed, not copied.
+pub(crate) fn decode_value(raw: &str) -> Result<std::borrow::Cow<'_, str>, ()> {
     let raw = raw.trim();
     match raw
         .strip_prefix("=?base64?")
@@ -73,9 +74,9 @@ pub(crate) fn decode_value(raw: &str) -> Result<String, ()> {
     {
         Some(encoded) => {
             let bytes = crate::base64::decode(encoded).ok_or(())?;
-            String::from_utf8(bytes).map_err(|_| ())
+            String::from_utf8(bytes).map(Into::into).map_err(|_| ())
         }
-        None => Ok(raw.to_owned()),
+        None => Ok(raw.into()),
     }
 }
 

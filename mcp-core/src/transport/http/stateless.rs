@@ -27,20 +27,14 @@ fn mismatch(message: String) -> McpError {
 }
 
 /// `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
-fn named_target(method: &str, peeked: &Peeked) -> Option<String> {
+fn named_target<'a>(method: &str, peeked: &'a Peeked) -> Option<&'a str> {
     let value = match method {
         "tools/call" | "prompts/get" => &peeked.name,
         "resources/read" => &peeked.uri,
         "tasks/get" | "tasks/update" | "tasks/cancel" => &peeked.task_id,
         _ => return None,
     };
-    Some(
-        value
-            .as_ref()
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_owned(),
-    )
+    Some(value.as_ref().and_then(|v| v.as_str()).unwrap_or_default())
 }
 
 /// The checks of the 2026 transport, in the order the spec gives them; the request's envelope
@@ -118,7 +112,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
                 return Err(bad(mismatch(format!(
                     "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
                     echo_capped(&h),
-                    echo_capped(&target)
+                    echo_capped(target)
                 ))))
             }
             Some(Ok(_)) => {}
