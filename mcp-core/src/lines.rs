@@ -58,7 +58,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     (false, false) => Some(Frame::Line(line)),
                 });
             }
-            let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+            let (chunk, used, done) = match memchr::memchr(b'\n', available) {
                 Some(i) => (&available[..i], i + 1, true),
                 None => (available, available.len(), false),
             };

@@ -92,36 +92,69 @@ pub(crate) fn object_meta<'de, D: serde::Deserializer<'de>>(
 /// A scan of the top-level members, not a parse: the text was checked when the message was
 /// decoded, and only `_meta` is copied out.
 pub(crate) fn read(params: &str) -> Option<RawMeta> {
+    scan(params).meta
+}
+
+/// What one scan of a params object's top-level members finds.
+pub(crate) struct Scan {
+    /// `_meta` (as [`read`] gives it).
+    pub(crate) meta: Option<RawMeta>,
+    /// A member may be `inputResponses` or `requestState`: one is so named, or a name has
+    /// escapes, or the text could not be scanned (never a false "no").
+    pub(crate) retry: bool,
+}
+
+/// Scans the top-level members of `params` (valid JSON) once, for `_meta` and for the members
+/// of a retry.
+pub(crate) fn scan(params: &str) -> Scan {
+    let mut meta: Option<&str> = None;
+    let mut metas = 0;
+    let mut retry = false;
+    let walked = members(params, |key, value| {
+        // (A name with escapes may spell one of them.)
+        if key.contains('\\') || key == "\"inputResponses\"" || key == "\"requestState\"" {
+            retry = true;
+        }
+        if is_meta_key(key) {
+            metas += 1;
+            meta = Some(value);
+        }
+    });
+    Scan {
+        // Two `_meta` members: serde refuses such params (duplicate field).
+        meta: meta
+            .filter(|_| walked.is_some() && metas == 1)
+            .and_then(|text| RawMeta::from_text(text.into())),
+        retry: retry || walked.is_none(),
+    }
+}
+
+/// Calls `each` with every top-level member of the object `params` (its name quoted, as
+/// written, and its value's text); `None` when `params` is not an object the scan can walk.
+fn members<'a>(params: &'a str, mut each: impl FnMut(&'a str, &'a str)) -> Option<()> {
     let bytes = params.as_bytes();
     let mut at = skip_space(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
         return None;
     }
     at = skip_space(bytes, at + 1);
-    let mut found = None;
     while bytes.get(at) == Some(&b'"') {
         let key_end = string_end(bytes, at)?;
-        let key = &params[at..key_end];
+        let key = params.get(at..key_end)?;
         at = skip_space(bytes, key_end);
         if bytes.get(at) != Some(&b':') {
             return None;
         }
         let value_start = skip_space(bytes, at + 1);
         let value_end = value_end(bytes, value_start)?;
-        if is_meta_key(key) {
-            if found.is_some() {
-                // Two `_meta` members: serde refuses such params (duplicate field).
-                return None;
-            }
-            found = Some(&params[value_start..value_end]);
-        }
+        each(key, params.get(value_start..value_end)?);
         at = skip_space(bytes, value_end);
         match bytes.get(at) {
             Some(b',') => at = skip_space(bytes, at + 1),
             _ => break,
         }
     }
-    RawMeta::from_text(found?.into())
+    Some(())
 }
 
 /// Whether a key (quoted, as written) is `_meta`, escapes included.

@@ -85,7 +85,7 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     method: String,
     params: Option<Box<RawValue>>,
 ) -> Answer {
-    let params = Params::from_raw(params);
+    let mut params = Params::from_raw(params);
     let read = Read {
         meta: params.raw_meta(),
         envelope: None,
@@ -234,7 +234,7 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
     method: String,
     params: Option<Box<RawValue>>,
 ) {
-    let params = Params::from_raw(params);
+    let mut params = Params::from_raw(params);
     let meta = params.raw_meta();
     let span = CallSpan::notification(&method, &params, meta.as_ref());
     if let (Some(session), "notifications/initialized") = (origin.session, method.as_str()) {

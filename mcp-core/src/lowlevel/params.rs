@@ -18,14 +18,22 @@ pub struct Params {
 enum Repr {
     #[default]
     Absent,
-    Raw(Box<RawValue>),
+    /// As written, with what the scan of its top-level members found (`None`: not scanned).
+    Raw(Box<RawValue>, Option<TopLevel>),
     Value(Value),
+}
+
+/// What the scan of raw params' top-level members found besides `_meta`.
+#[derive(Debug, Clone, Copy)]
+struct TopLevel {
+    /// `inputResponses` or `requestState` may be a member (see [`Params::may_be_a_retry`]).
+    retry: bool,
 }
 
 impl Params {
     pub(crate) fn from_raw(raw: Option<Box<RawValue>>) -> Self {
         Self {
-            repr: raw.map_or(Repr::Absent, Repr::Raw),
+            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, None)),
         }
     }
 
@@ -60,12 +68,12 @@ impl Params {
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, McpError> {
         let result = match &self.repr {
             Repr::Absent => serde_json::from_str("{}"),
-            Repr::Raw(raw) => serde_json::from_str(raw.get()),
+            Repr::Raw(raw, _) => serde_json::from_str(raw.get()),
             Repr::Value(v) => T::deserialize(v),
         };
         result.map_err(|e| {
             let source = match &self.repr {
-                Repr::Raw(raw) => Some(raw.get()),
+                Repr::Raw(raw, _) => Some(raw.get()),
                 _ => None,
             };
             invalid_params(&e, source)
@@ -76,27 +84,21 @@ impl Params {
     pub fn to_value(&self) -> Value {
         match &self.repr {
             Repr::Absent => Value::Null,
-            Repr::Raw(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+            Repr::Raw(raw, _) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
             Repr::Value(v) => v.clone(),
         }
     }
 
-    /// True when the params may name any of `keys`: a key of the object, or (raw params, no
-    /// parse) the text anywhere or any `\u` escape, so a false positive is possible but never
-    /// a false negative.
-    pub(crate) fn mentions(&self, keys: &[&str]) -> bool {
+    /// True when the params may carry `inputResponses` or `requestState` (a retry of a request
+    /// that asked for input): a top-level member so named, or one whose name has escapes (it
+    /// may spell one), so a false positive is possible but never a false negative. Raw params
+    /// scanned for `_meta` already ([`raw_meta`](Self::raw_meta)) are not read again.
+    pub(crate) fn may_be_a_retry(&self) -> bool {
         match &self.repr {
             Repr::Absent => false,
-            Repr::Raw(raw) => {
-                // One pass over the quotes (a key, as written, follows one) and one over the
-                // backslashes (`\u` may spell a key another way).
-                let text = raw.get().as_bytes();
-                let after = |at: usize| text.get(at + 1..).unwrap_or_default();
-                memchr::memchr_iter(b'\\', text).any(|at| after(at).starts_with(b"u"))
-                    || memchr::memchr_iter(b'"', text)
-                        .any(|at| keys.iter().any(|k| after(at).starts_with(k.as_bytes())))
-            }
-            Repr::Value(v) => keys.iter().any(|k| v.get(k).is_some()),
+            Repr::Raw(_, Some(top)) => top.retry,
+            Repr::Raw(raw, None) => crate::raw_meta::scan(raw.get()).retry,
+            Repr::Value(v) => v.get("inputResponses").is_some() || v.get("requestState").is_some(),
         }
     }
 
@@ -105,7 +107,7 @@ impl Params {
         Self {
             repr: match &self.repr {
                 Repr::Absent => Repr::Absent,
-                Repr::Raw(raw) => Repr::Raw(raw.clone()),
+                Repr::Raw(raw, top) => Repr::Raw(raw.clone(), *top),
                 Repr::Value(v) => Repr::Value(v.clone()),
             },
         }
@@ -117,10 +119,16 @@ impl Params {
     }
 
     /// `params._meta` as text, parsed later only if someone asks (what the engine carries).
-    pub(crate) fn raw_meta(&self) -> Option<RawMeta> {
-        match &self.repr {
+    /// The same scan of raw params tells [`may_be_a_retry`](Self::may_be_a_retry), which then
+    /// reads nothing again.
+    pub(crate) fn raw_meta(&mut self) -> Option<RawMeta> {
+        match &mut self.repr {
             Repr::Absent => None,
-            Repr::Raw(raw) => crate::raw_meta::read(raw.get()),
+            Repr::Raw(raw, top) => {
+                let scan = crate::raw_meta::scan(raw.get());
+                *top = Some(TopLevel { retry: scan.retry });
+                scan.meta
+            }
             Repr::Value(v) => RawMeta::from_map(v.get("_meta")?.as_object()?),
         }
     }
@@ -130,7 +138,7 @@ impl Params {
     pub fn meta(&self) -> Option<Meta> {
         match &self.repr {
             Repr::Absent => None,
-            Repr::Raw(raw) => crate::raw_meta::read(raw.get())?.into_parsed(),
+            Repr::Raw(raw, _) => crate::raw_meta::read(raw.get())?.into_parsed(),
             Repr::Value(v) => v.get("_meta")?.as_object().cloned(),
         }
     }
@@ -176,6 +184,23 @@ pub(crate) struct Peeked {
     /// Kept as text: parsed only for a tool that mirrors arguments into headers.
     #[serde(default)]
     pub(crate) arguments: Option<Box<RawValue>>,
+    /// Present (any value) in a retry of a request that asked for input.
+    #[serde(default, rename = "inputResponses")]
+    input_responses: Option<serde::de::IgnoredAny>,
+    /// Present (any value) in a retry of a request that asked for input.
+    #[serde(default, rename = "requestState")]
+    request_state: Option<serde::de::IgnoredAny>,
+}
+
+#[cfg(feature = "http")]
+impl Peeked {
+    /// The params these were read from, which then need no scan to tell a retry.
+    pub(crate) fn params(&self, raw: Option<Box<RawValue>>) -> Params {
+        let retry = self.input_responses.is_some() || self.request_state.is_some();
+        Params {
+            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, Some(TopLevel { retry }))),
+        }
+    }
 }
 
 /// Reads [`Peeked`] from raw params (empty when absent or not an object).
@@ -193,29 +218,31 @@ mod tests {
         Params::from_raw(Some(RawValue::from_string(text.to_owned()).unwrap()))
     }
 
-    /// `mentions` may say yes wrongly, never no wrongly: a key as written, a key spelled with
-    /// `\u` escapes, a key anywhere in the text.
+    /// `may_be_a_retry` may say yes wrongly, never no wrongly: a member as written, a member
+    /// spelled with `\u` escapes; the same answer whether or not `_meta` was scanned first.
     #[test]
-    fn mentions_finds_every_way_a_key_can_be_written() {
-        let keys = ["inputResponses", "requestState"];
-        for yes in [
-            r#"{"requestState":"s"}"#,
-            r#"{"name":"t","inputResponses":{}}"#,
-            r#"{"arguments":{"requestState":1}}"#,
-            r#"{"\u0072equestState":"s"}"#,
-            r#"{"a":"\u00e9"}"#,
-            r#"{"a":"requestState"}"#,
+    fn a_retry_is_never_missed() {
+        for (text, retry) in [
+            (r#"{"requestState":"s"}"#, true),
+            (r#"{"name":"t","inputResponses":{}}"#, true),
+            (r#"{"\u0072equestState":"s"}"#, true),
+            (r#"{"_meta":{"a":1},"requestState":null}"#, true),
+            (r#"{}"#, false),
+            (r#"{"arguments":{"requestState":1}}"#, false),
+            (r#"{"a":"requestState","b":"\u00e9"}"#, false),
+            (
+                r#"{"name":"t","arguments":{"a":"line\nnext \"quoted\" \\"}}"#,
+                false,
+            ),
+            (r#"{"state":"requestStat","Responses":1}"#, false),
         ] {
-            assert!(raw(yes).mentions(&keys), "{yes}");
+            assert_eq!(raw(text).may_be_a_retry(), retry, "{text}");
+            let mut scanned = raw(text);
+            let _ = scanned.raw_meta();
+            assert_eq!(scanned.may_be_a_retry(), retry, "{text} (scanned)");
         }
-        for no in [
-            r#"{}"#,
-            r#"{"name":"t","arguments":{"a":"line\nnext \"quoted\" \\"}}"#,
-            r#"{"state":"requestStat","Responses":1}"#,
-        ] {
-            assert!(!raw(no).mentions(&keys), "{no}");
-        }
-        assert!(!Params::default().mentions(&keys));
-        assert!(Params::from_value(serde_json::json!({"requestState": "s"})).mentions(&keys));
+        assert!(!Params::default().may_be_a_retry());
+        assert!(Params::from_value(serde_json::json!({"requestState": "s"})).may_be_a_retry());
+        assert!(!Params::from_value(serde_json::json!({"name": "requestState"})).may_be_a_retry());
     }
 }

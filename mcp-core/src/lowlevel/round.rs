@@ -30,14 +30,14 @@ pub(crate) struct Round {
 
 impl Round {
     /// Reads a retry's `inputResponses` and `requestState` (opening the state when `sealer` is
-    /// set). A request without either costs a substring scan.
+    /// set). A request without either costs nothing more: the scan that found its `_meta` told.
     pub(crate) fn begin(
         method: &str,
         params: &Params,
         sealer: Option<&Sealer>,
         caller: Option<String>,
     ) -> Result<Self, McpError> {
-        if !params.mentions(&["inputResponses", "requestState"]) {
+        if !params.may_be_a_retry() {
             return Ok(Self {
                 saved: sealer.map(|_| (method.to_owned(), params.duplicate())),
                 caller,

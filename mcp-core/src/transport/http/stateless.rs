@@ -243,7 +243,9 @@ pub(crate) fn post<S: Send + Sync + 'static>(
             let server = server.clone();
             let request_id = id.clone();
             let http = http.clone();
-            // `_meta` and its envelope were read by the peek: the engine reads neither again.
+            // `_meta`, its envelope and whether this is a retry were read by the peek: the
+            // engine reads none of them again.
+            let params = peeked.params(params);
             let read = dispatch::Read {
                 meta: peeked.meta,
                 envelope: Some(envelope),
@@ -254,16 +256,7 @@ pub(crate) fn post<S: Send + Sync + 'static>(
                 Some(id),
                 None,
                 move |sink| async move {
-                    // A 2026 request over HTTP belongs to no session: no session record, no
-                    // session hooks.
-                    let origin = Origin {
-                        server: &server,
-                        session: None,
-                        sink: &sink,
-                        surface_internal: server.server.options.surface_internal_errors,
-                        http: Some(http),
-                    };
-                    let params = crate::lowlevel::Params::from_raw(params);
+                    let origin = origin(&server, &sink, http);
                     dispatch::handle_read_request(origin, request_id, method, params, read).await
                 },
             ))
@@ -281,16 +274,25 @@ async fn notified<S: Send + Sync + 'static>(
     params: Option<Box<serde_json::value::RawValue>>,
 ) -> Response {
     let sink = crate::lowlevel::Sink::discard();
-    let origin = Origin {
-        server: &server,
-        session: None,
-        sink: &sink,
-        surface_internal: server.server.options.surface_internal_errors,
-        http: Some(http),
-    };
-    let handled = dispatch::handle_notification(origin, method, params);
+    let handled = dispatch::handle_notification(origin(&server, &sink, http), method, params);
     if super::lazy_timeout::timeout(limit, handled).await.is_none() {
         tracing::warn!("a notification handler ran past the request timeout");
     }
     StatusCode::ACCEPTED.into_response()
+}
+
+/// Where a 2026 message over HTTP comes from: no session (no session record, no session
+/// hooks), only the request's own stream and HTTP parts.
+fn origin<'a, S: Send + Sync + 'static>(
+    server: &'a Arc<RunningServer<S>>,
+    sink: &'a crate::lowlevel::Sink,
+    http: Arc<HttpRequest>,
+) -> Origin<'a, S> {
+    Origin {
+        server,
+        session: None,
+        sink,
+        surface_internal: server.server.options.surface_internal_errors,
+        http: Some(http),
+    }
 }
