@@ -407,10 +407,10 @@ async fn answer<S: Send + Sync + 'static>(
     http: &Arc<HttpRequest>,
     body: axum::body::Body,
 ) -> Response {
-    let known = match before_body(shared, http) {
-        Ok(known) => known,
-        Err(refused) => return refused,
-    };
+    let known = headers::Known::read(http.headers());
+    if let Some(refused) = before_body(shared, http, &known) {
+        return refused;
+    }
     let body = match read_body(&shared.config, body).await {
         Ok(body) => body,
         Err(refused) => return refused,
@@ -434,14 +434,14 @@ pub(crate) enum Next<'a> {
 }
 
 /// The checks made before the body is read: Host, Origin and the like, then the scopes of a
-/// 2026 request named in its headers. The headers the endpoint decides by, when they pass.
-fn before_body<'a, S: Send + Sync + 'static>(
+/// 2026 request named in its headers (`known`: the headers the endpoint decides by).
+fn before_body<S: Send + Sync + 'static>(
     shared: &Arc<sessions::Shared<S>>,
-    http: &'a Arc<HttpRequest>,
-) -> Result<headers::Known<'a>, Response> {
-    let known = headers::Known::read(http.headers());
-    if let Some(refused) = guard::check(&shared.config, &known) {
-        return Err(refused);
+    http: &Arc<HttpRequest>,
+    known: &headers::Known<'_>,
+) -> Option<Response> {
+    if let Some(refused) = guard::check(&shared.config, known) {
+        return Some(refused);
     }
     let session_id = headers::text(known.session_id);
     let modern_header =
@@ -449,11 +449,9 @@ fn before_body<'a, S: Send + Sync + 'static>(
     if http.method() == Method::POST && (session_id.is_none() || modern_header) {
         // 2026: the tool, prompt or resource is named in headers, so its scopes are checked
         // before the body is read.
-        if let Some(refused) = early_scope_check(shared, http, &known) {
-            return Err(refused);
-        }
+        return early_scope_check(shared, http, known);
     }
-    Ok(known)
+    None
 }
 
 /// Routes a request whose body is read: by method, session and era.
