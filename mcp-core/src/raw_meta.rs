@@ -95,6 +95,9 @@ pub(crate) fn read(params: &str) -> Option<RawMeta> {
     scan(params).meta
 }
 
+/// The members of a retry of a request that asked for input (`Params::may_be_a_retry`).
+pub(crate) const RETRY_MEMBERS: [&str; 2] = ["inputResponses", "requestState"];
+
 /// What one scan of a params object's top-level members finds.
 pub(crate) struct Scan {
     /// `_meta` (as [`read`] gives it).
@@ -112,7 +115,8 @@ pub(crate) fn scan(params: &str) -> Scan {
     let mut retry = false;
     let walked = members(params, |key, value| {
         // (A name with escapes may spell one of them.)
-        if key.contains('\\') || key == "\"inputResponses\"" || key == "\"requestState\"" {
+        let name = key.get(1..key.len().saturating_sub(1)).unwrap_or_default();
+        if key.contains('\\') || RETRY_MEMBERS.contains(&name) {
             retry = true;
         }
         if is_meta_key(key) {

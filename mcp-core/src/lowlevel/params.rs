@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{echo_capped, restore_written_integers, McpError};
-use crate::raw_meta::RawMeta;
+use crate::raw_meta::{RawMeta, RETRY_MEMBERS};
 use crate::types::Meta;
 
 /// The `params` of an inbound message. Raw text until decoded; middleware may replace it.
@@ -18,22 +18,21 @@ pub struct Params {
 enum Repr {
     #[default]
     Absent,
-    /// As written, with what the scan of its top-level members found (`None`: not scanned).
-    Raw(Box<RawValue>, Option<TopLevel>),
+    /// As written, with whether it may be a retry ([`Params::may_be_a_retry`]) once a scan of
+    /// its members told (`None`: not scanned yet).
+    Raw(Box<RawValue>, Option<bool>),
     Value(Value),
-}
-
-/// What the scan of raw params' top-level members found besides `_meta`.
-#[derive(Debug, Clone, Copy)]
-struct TopLevel {
-    /// `inputResponses` or `requestState` may be a member (see [`Params::may_be_a_retry`]).
-    retry: bool,
 }
 
 impl Params {
     pub(crate) fn from_raw(raw: Option<Box<RawValue>>) -> Self {
+        Self::scanned(raw, None)
+    }
+
+    /// Raw params, with `retry` when a read of them already told it.
+    fn scanned(raw: Option<Box<RawValue>>, retry: Option<bool>) -> Self {
         Self {
-            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, None)),
+            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, retry)),
         }
     }
 
@@ -96,9 +95,9 @@ impl Params {
     pub(crate) fn may_be_a_retry(&self) -> bool {
         match &self.repr {
             Repr::Absent => false,
-            Repr::Raw(_, Some(top)) => top.retry,
+            Repr::Raw(_, Some(retry)) => *retry,
             Repr::Raw(raw, None) => crate::raw_meta::scan(raw.get()).retry,
-            Repr::Value(v) => v.get("inputResponses").is_some() || v.get("requestState").is_some(),
+            Repr::Value(v) => RETRY_MEMBERS.iter().any(|name| v.get(name).is_some()),
         }
     }
 
@@ -107,7 +106,7 @@ impl Params {
         Self {
             repr: match &self.repr {
                 Repr::Absent => Repr::Absent,
-                Repr::Raw(raw, top) => Repr::Raw(raw.clone(), *top),
+                Repr::Raw(raw, retry) => Repr::Raw(raw.clone(), *retry),
                 Repr::Value(v) => Repr::Value(v.clone()),
             },
         }
@@ -124,9 +123,9 @@ impl Params {
     pub(crate) fn raw_meta(&mut self) -> Option<RawMeta> {
         match &mut self.repr {
             Repr::Absent => None,
-            Repr::Raw(raw, top) => {
+            Repr::Raw(raw, retry) => {
                 let scan = crate::raw_meta::scan(raw.get());
-                *top = Some(TopLevel { retry: scan.retry });
+                *retry = Some(scan.retry);
                 scan.meta
             }
             Repr::Value(v) => RawMeta::from_map(v.get("_meta")?.as_object()?),
@@ -184,22 +183,27 @@ pub(crate) struct Peeked {
     /// Kept as text: parsed only for a tool that mirrors arguments into headers.
     #[serde(default)]
     pub(crate) arguments: Option<Box<RawValue>>,
-    /// Present (any value) in a retry of a request that asked for input.
-    #[serde(default, rename = "inputResponses")]
-    input_responses: Option<serde::de::IgnoredAny>,
-    /// Present (any value) in a retry of a request that asked for input.
-    #[serde(default, rename = "requestState")]
-    request_state: Option<serde::de::IgnoredAny>,
+    /// Present, with any value (`null` included: a retry's checks refuse some), in a retry of
+    /// a request that asked for input.
+    #[serde(default, rename = "inputResponses", deserialize_with = "present")]
+    input_responses: bool,
+    /// As `input_responses`.
+    #[serde(default, rename = "requestState", deserialize_with = "present")]
+    request_state: bool,
+}
+
+/// `true` for a member that is there, whatever its value.
+#[cfg(feature = "http")]
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    <serde::de::IgnoredAny as serde::Deserialize>::deserialize(d).map(|_| true)
 }
 
 #[cfg(feature = "http")]
 impl Peeked {
     /// The params these were read from, which then need no scan to tell a retry.
     pub(crate) fn params(&self, raw: Option<Box<RawValue>>) -> Params {
-        let retry = self.input_responses.is_some() || self.request_state.is_some();
-        Params {
-            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, Some(TopLevel { retry }))),
-        }
+        let retry = self.input_responses || self.request_state;
+        Params::scanned(raw, Some(retry))
     }
 }
 
@@ -219,7 +223,8 @@ mod tests {
     }
 
     /// `may_be_a_retry` may say yes wrongly, never no wrongly: a member as written, a member
-    /// spelled with `\u` escapes; the same answer whether or not `_meta` was scanned first.
+    /// spelled with `\u` escapes; the same answer whether or not `_meta` was scanned first,
+    /// and when the HTTP peek read the params.
     #[test]
     fn a_retry_is_never_missed() {
         for (text, retry) in [
@@ -227,6 +232,7 @@ mod tests {
             (r#"{"name":"t","inputResponses":{}}"#, true),
             (r#"{"\u0072equestState":"s"}"#, true),
             (r#"{"_meta":{"a":1},"requestState":null}"#, true),
+            (r#"{"inputResponses":null}"#, true),
             (r#"{}"#, false),
             (r#"{"arguments":{"requestState":1}}"#, false),
             (r#"{"a":"requestState","b":"\u00e9"}"#, false),
@@ -240,6 +246,12 @@ mod tests {
             let mut scanned = raw(text);
             let _ = scanned.raw_meta();
             assert_eq!(scanned.may_be_a_retry(), retry, "{text} (scanned)");
+            #[cfg(feature = "http")]
+            {
+                let raw = RawValue::from_string(text.to_owned()).unwrap();
+                let peeked = peek(Some(&raw)).params(Some(raw));
+                assert_eq!(peeked.may_be_a_retry(), retry, "{text} (peeked)");
+            }
         }
         assert!(!Params::default().may_be_a_retry());
         assert!(Params::from_value(serde_json::json!({"requestState": "s"})).may_be_a_retry());

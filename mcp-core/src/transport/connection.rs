@@ -79,8 +79,8 @@ struct Conn<S> {
     surface_internal: bool,
     /// `true` while the writer's queue is full: answers wait before they are sent.
     room: watch::Receiver<bool>,
-    /// Requests and notifications that may run at once (the slots' semaphore's size).
-    slots: usize,
+    /// How many requests and notifications run.
+    running: Running,
 }
 
 /// How the reading half of a connection ended.
@@ -113,13 +113,14 @@ where
     let (sink, rx) = crate::lowlevel::Sink::channel(OUTBOUND_CAPACITY);
     let (stop_writer, writer_stopped) = oneshot::channel();
     let (room_tx, mut room) = watch::channel(false);
+    let running = Running {
+        permits: permits.clone(),
+        slots: max_in_flight,
+    };
     let limits = WriteLimits {
         max_bytes: options.max_outbound_bytes.max(1),
         timeout: options.write_timeout,
-        running: Running {
-            permits: permits.clone(),
-            slots: max_in_flight,
-        },
+        running: running.clone(),
     };
     let mut writer_task = tokio::spawn(write_lines(rx, writer, writer_stopped, limits, room_tx));
     let conn = Arc::new(Conn {
@@ -129,7 +130,7 @@ where
         in_flight: RunningRequests::default(),
         surface_internal: config.surface_internal,
         room: room.clone(),
-        slots: max_in_flight,
+        running,
     });
 
     // Dropped (the caller gave up on the connection) or done: nothing outlives it.
@@ -332,8 +333,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 Ok(permit) => {
                     // Nothing more read yet and nothing else running (so nothing read before it
                     // can be overtaken): the request may be answered right here.
-                    let alone =
-                        !lines.has_buffered() && permits.available_permits() + 1 == self.slots;
+                    let alone = !lines.has_buffered() && self.running.count() == 1;
                     self.start(work, permit, alone).await
                 }
                 Err(_) => parked = Some(work),
@@ -503,16 +503,18 @@ struct WriteLimits {
     running: Running,
 }
 
-/// The connection's slots, as the writer sees them: when none is taken, no handler is about to
-/// answer, so there is nothing to wait for before writing.
+/// The connection's slots (a semaphore of `slots` permits), counted as the requests and
+/// notifications that hold one. The reader answers a request in place when it is the only one;
+/// the writer writes at once when none runs (no handler is about to answer).
+#[derive(Clone)]
 struct Running {
     permits: Arc<Semaphore>,
     slots: usize,
 }
 
 impl Running {
-    fn none(&self) -> bool {
-        self.permits.available_permits() == self.slots
+    fn count(&self) -> usize {
+        self.slots.saturating_sub(self.permits.available_permits())
     }
 }
 
@@ -579,7 +581,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
                 let idle = !writing && queue.lines.is_empty();
                 queue.push(line);
                 queue.take(&mut rx, limits.max_bytes);
-                if idle && queue.bytes < WRITE_BATCH && rx.is_empty() && !limits.running.none() {
+                if idle && queue.bytes < WRITE_BATCH && rx.is_empty() && limits.running.count() > 0 {
                     // Let handlers that are about to answer run first, then write their
                     // answers in the same system call (a yield costs far less than a write).
                     // With none running (one request at a time) there is nothing to wait for.

@@ -227,9 +227,6 @@ async fn run_request<S: Send + Sync + 'static>(
     let server = shared.server.clone();
     let request_id = id.clone();
     let tracked = session.clone();
-    let register = |abort: tokio::task::AbortHandle| {
-        session.in_flight.insert(id.clone(), abort, ());
-    };
     let store = Some(session.store.clone());
     let accept = http.headers().get(axum::http::header::ACCEPT);
     let answering = Answering::new(&shared.config, accept);
@@ -245,7 +242,9 @@ async fn run_request<S: Send + Sync + 'static>(
         };
         dispatch::handle_request(origin, request_id, method, params).await
     });
-    register(started.abort_handle());
+    session
+        .in_flight
+        .insert(id.clone(), started.abort_handle(), ());
     started.respond().await
 }
 
