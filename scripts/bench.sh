@@ -9,7 +9,8 @@
 #     driver's figures against the same server;
 #   - drives each with bench/src/bin/driver.rs: the server pinned to CPU 0, the driver to CPU 1
 #     (taskset), stdio sequential and pipelined (64 in flight), HTTP keep-alive at 1 and 32
-#     connections, a 100,000-call stdio flood; server CPU and peak RSS from /proc;
+#     connections, a 100,000-call stdio flood; server CPU and peak RSS from /proc; stdio
+#     sequential once more with server and driver both on CPU 1 (`SERVER_CPU=1`);
 #   - runs the in-process engine benches (bench/benches/engine.rs) and the bearer-token check
 #     (bench/src/bin/auth-verify.rs: RS256/ES256 signature checks, remembered tokens);
 #   - times clean and incremental builds of the one-tool example with each SDK
@@ -61,6 +62,15 @@ for mode in sequential pipelined flood; do
     record "$LIMIT, 2026 wire" "stdio-$mode" "$(pin 1 "$bin/driver" stdio "$mode" modern -- "$bin/raw-stdio")"
   fi
 done
+# One request at a time with the server on the driver's core (SERVER_CPU=1): every call is
+# two context switches on one core, the variant the 1-in-flight target is stated for.
+same=(env SERVER_CPU=1)
+for era in legacy modern; do
+  suffix_era=""; [ "$era" = modern ] && suffix_era=", 2026 wire"
+  record "$OURS$suffix_era" "stdio-sequential-same-core" "$(pin 1 "${same[@]}" "$bin/driver" stdio sequential $era -- "$bin/ours-stdio")"
+  record "$LIMIT$suffix_era" "stdio-sequential-same-core" "$(pin 1 "${same[@]}" "$bin/driver" stdio sequential $era -- "$bin/raw-stdio")"
+done
+record "$RMCP" "stdio-sequential-same-core" "$(pin 1 "${same[@]}" "$bin/driver" stdio sequential legacy -- "$bin/rmcp-stdio")"
 
 echo "== clients (stdio, against the raw server: the client is what is measured)"
 server0=("$bin/raw-stdio")

@@ -63,9 +63,10 @@ pub fn tool_def<S: Send + Sync + 'static>(
     schema: crate::server::ArgsSchema,
     handler: crate::server::ToolHandler<S>,
 ) -> crate::server::ToolDef<S> {
+    let straight = schema.decoded_straight();
     let (listed, validated) = schema.build();
     match crate::server::ToolDef::listed_and_validated(name, listed, Some(&validated), handler) {
-        Ok(def) => def,
+        Ok(def) => def.decoded_straight(straight),
         Err(e) => panic!("tool `{name}` has an invalid input schema: {}", e.message()),
     }
 }

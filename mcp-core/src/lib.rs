@@ -26,6 +26,7 @@ pub mod jsonrpc;
 mod lines;
 pub mod lowlevel;
 mod members;
+mod object_text;
 mod peer;
 mod percent;
 mod random_id;

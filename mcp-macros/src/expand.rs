@@ -279,7 +279,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
         use #RT::server::checks::{ProbeArg as _, ProbeContextArg as _};
         #(#schema_args)*
         let __handler: #RT::server::ToolHandler<#state> = ::std::sync::Arc::new(
-            move |__ctx: #RT::lowlevel::RequestContext<#state>, mut __args: #RT::types::JsonObject| {
+            move |__ctx: #RT::lowlevel::RequestContext<#state>, mut __args: #RT::server::Arguments| {
                 #capture
                 ::std::boxed::Box::pin(async move {
                     #(#takes)*

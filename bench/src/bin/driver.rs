@@ -5,9 +5,10 @@
 //! driver http <url> <connections> <seconds> <modern|session|plain> [server pid]
 //! ```
 //!
-//! stdio: the server is started as a child (pinned to CPU 0 with `taskset` when present; run
-//! the driver itself pinned to CPU 1), the 2025 handshake is done when `legacy`, then:
-//! `sequential` = one call in flight, per-call latency; `pipelined` = 64 in flight, calls/s;
+//! stdio: the server is started as a child (pinned to CPU 0 with `taskset` when present, or to
+//! the CPU `SERVER_CPU` names; run the driver itself pinned to CPU 1), the 2025 handshake is
+//! done when `legacy`, then: `sequential` = one call in flight, per-call latency
+//! (`SEQUENTIAL_CALLS` calls, 20,000 by default); `pipelined` = 64 in flight, calls/s;
 //! `flood` = 100,000 calls written without reading until the writer is stuck (or done), then
 //! all read, peak RSS. Server CPU (user+sys) per call and peak RSS come from /proc.
 //!
@@ -82,8 +83,11 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 fn spawn(cmd: &[String]) -> Child {
     let pinned = Command::new("taskset").arg("--version").output().is_ok();
     let mut command = if pinned {
+        // The server on core 0 (the driver is pinned to core 1 by the script), or on the
+        // core `SERVER_CPU` names: `SERVER_CPU=1` puts both on one core.
+        let cpu = std::env::var("SERVER_CPU").unwrap_or_else(|_| "0".to_owned());
         let mut c = Command::new("taskset");
-        c.arg("-c").arg("0").args(cmd);
+        c.arg("-c").arg(cpu).args(cmd);
         c
     } else {
         let mut c = Command::new(&cmd[0]);
@@ -128,7 +132,11 @@ fn stdio(args: &[String]) -> Value {
     }
     let figures = match mode {
         "sequential" => {
-            let n = 20_000u64;
+            // `SEQUENTIAL_CALLS` lengthens the run for a profiler.
+            let n: u64 = std::env::var("SEQUENTIAL_CALLS")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(20_000);
             let mut latencies = Vec::with_capacity(n as usize);
             let cpu0 = cpu_us(pid);
             let start = Instant::now();

@@ -87,14 +87,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Each target: what it says, then the figure measured and the one it is compared with
     // (implementation, scenario, field).
     type Figure<'a> = (&'a str, &'a str, &'a str);
-    let targets: [(&str, Figure, Figure); 12] = [
+    let targets: [(&str, Figure, Figure); 14] = [
         (
             "stdio pipelined vs raw loop >= 0.75x",
             (ours, "stdio-pipelined", "rate"),
             (limit, "stdio-pipelined", "rate"),
         ),
         (
-            "stdio sequential vs raw loop >= 0.75x",
+            "stdio sequential, server and driver on one core, vs raw loop >= 0.75x",
+            (ours, "stdio-sequential-same-core", "rate"),
+            (limit, "stdio-sequential-same-core", "rate"),
+        ),
+        (
+            "stdio sequential, server and driver on separate cores, vs raw loop",
             (ours, "stdio-sequential", "rate"),
             (limit, "stdio-sequential", "rate"),
         ),
@@ -104,7 +109,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (limit_2026, "stdio-pipelined", "rate"),
         ),
         (
-            "stdio sequential, 2026 wire, vs the raw loop on the same messages >= 0.75x",
+            "stdio sequential, one core, 2026 wire, vs the raw loop on the same messages >= 0.75x",
+            (ours_2026, "stdio-sequential-same-core", "rate"),
+            (limit_2026, "stdio-sequential-same-core", "rate"),
+        ),
+        (
+            "stdio sequential, separate cores, 2026 wire, vs the raw loop on the same messages",
             (ours_2026, "stdio-sequential", "rate"),
             (limit_2026, "stdio-sequential", "rate"),
         ),

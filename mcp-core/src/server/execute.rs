@@ -1,16 +1,17 @@
-//! One run of a tool on validated arguments: the handler, its error routed to the channel it
+//! One run of a tool on its arguments: the handler, its error routed to the channel it
 //! belongs to, the output checked against the output schema, the result shaped for the era
 //! (shared by a `tools/call` and by a task running the call).
 
 use serde_json::json;
 
+use super::arguments::Arguments;
 use super::output::ErrorRoute;
 use super::tool::ToolDef;
 use crate::era::Era;
 use crate::error::{restore_written_integers, McpError};
 use crate::lowlevel::unwind::CatchUnwind;
 use crate::lowlevel::RequestContext;
-use crate::types::{CallToolResult, JsonObject};
+use crate::types::CallToolResult;
 
 /// How one run of a tool ended.
 pub(crate) enum Ran {
@@ -20,20 +21,27 @@ pub(crate) enum Ran {
     Protocol(McpError),
     /// The tool failed internally, panicked, or broke its output schema (logged).
     Crashed,
+    /// An argument did not decode straight from the client's text: the call is to be checked
+    /// against the schema (which says why) and run on the checked object. Nothing of the tool
+    /// ran: its arguments are decoded before its code.
+    Unread,
 }
 
-/// Runs `def` on validated `args` (`source`: the arguments as the client wrote them).
+/// Runs `def` on `args`, checked or to be decoded straight (`source`: the arguments as the
+/// client wrote them).
 pub(crate) async fn execute<S: Send + Sync + 'static>(
     def: &ToolDef<S>,
     ctx: RequestContext<S>,
-    args: JsonObject,
+    args: Arguments,
     source: &str,
 ) -> Ran {
+    let text = args.is_text();
     let name = &def.tool.name;
     let era = ctx.era();
     let mut result = match CatchUnwind::new((def.handler)(ctx, args)).await {
         Ok(Ok(result)) => result,
         Ok(Err(ErrorRoute::Tool(message))) => return Ran::Done(CallToolResult::error(message)),
+        Ok(Err(ErrorRoute::Argument(_))) if text => return Ran::Unread,
         Ok(Err(ErrorRoute::Argument(message))) => {
             return Ran::Done(CallToolResult::error(restore_written_integers(
                 &message, source,

@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::arguments::Arguments;
 use super::execute::{execute, Ran};
 use super::prompts::IntoPrompt;
 use super::registration::RegistrationError;
 use super::registry::{remove_where, Registry};
 use super::resources::IntoResource;
 use super::tool::{Features, IntoTool, IntoTools, ToolSet};
+use super::TaskSupport;
 use crate::era::Era;
 use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::events::{Event, EventBus};
@@ -676,6 +678,17 @@ async fn call_tool<S: Send + Sync + 'static>(
         )));
     };
     let source = call.arguments.as_deref().map(|raw| raw.get()).unwrap_or("");
+    // A tool of plain parameters (no tasks) decodes each straight from the client's text; if
+    // one does not decode, the call is checked against the schema below, which says why.
+    if let (Some(parameters), TaskSupport::Forbidden) = (&def.decoded_straight, def.task_support) {
+        let written = call.arguments.as_deref().map(|raw| raw.get());
+        if let Some(args) = Arguments::text(written, parameters) {
+            let ran = execute(&def, ctx.clone(), args, source).await;
+            if !matches!(ran, Ran::Unread) {
+                return finish(ran, &name);
+            }
+        }
+    }
     let mut args = match call.arguments.as_deref() {
         None => Value::Object(JsonObject::new()),
         Some(raw) => match serde_json::from_str::<JsonObject>(raw.get()) {
@@ -708,10 +721,16 @@ async fn call_tool<S: Send + Sync + 'static>(
             }
         }
     }
-    let result = match execute(&def, ctx, args, source).await {
+    finish(execute(&def, ctx, args.into(), source).await, &name)
+}
+
+/// The answer to a `tools/call` that ran.
+fn finish(ran: Ran, name: &str) -> Result<Reply, McpError> {
+    let result = match ran {
         Ran::Done(result) => result,
         Ran::Protocol(e) => return Err(e),
-        Ran::Crashed => CallToolResult::error(format!("Error executing tool {name}")),
+        // (`Unread` only comes of a call decoded straight, which is then checked instead.)
+        Ran::Crashed | Ran::Unread => CallToolResult::error(format!("Error executing tool {name}")),
     };
     encoded(&result)
 }

@@ -3,6 +3,7 @@
 //! also accepted for its optional arguments: see [`ArgsSchema`]), results shaped for the era.
 
 pub(crate) mod arg_decoder;
+mod arguments;
 pub mod checks;
 mod completion;
 mod execute;
@@ -24,6 +25,7 @@ mod tool_error;
 mod uri_template;
 
 pub use crate::validator::SchemaValidator;
+pub use arguments::Arguments;
 pub use completion::{Completer, CompletionRequest, IntoCompleter, MAX_COMPLETIONS};
 pub use features::not_found;
 pub use mcp_server::{McpServer, ServerHandle};

@@ -70,6 +70,9 @@ pub struct ArgsSchema {
     generator: SchemaGenerator,
     properties: Map<String, Value>,
     required: Vec<Value>,
+    /// The parameters, while every one may be decoded straight from the client's text (see
+    /// [`Arguments`](super::Arguments)); `None` once one may not.
+    straight: Option<Vec<Box<str>>>,
 }
 
 impl Default for ArgsSchema {
@@ -85,12 +88,23 @@ impl ArgsSchema {
             generator: generator(),
             properties: Map::new(),
             required: Vec::new(),
+            straight: Some(Vec::new()),
         }
     }
 
     /// Adds parameter `name` of type `T` (for an `Option<U>` parameter pass `U` and
     /// `optional: true`).
     pub fn arg<T: JsonSchema>(&mut self, name: &str, spec: ArgSpec) {
+        self.arg_of_tool::<T>(name, spec, false);
+    }
+
+    /// [`arg`](Self::arg) for a `#[tool]`'s parameter, which says whether its argument may be
+    /// decoded straight from the client's text.
+    pub(crate) fn arg_of_tool<T: JsonSchema>(&mut self, name: &str, spec: ArgSpec, straight: bool) {
+        match (&mut self.straight, straight) {
+            (Some(names), true) => names.push(name.into()),
+            _ => self.straight = None,
+        }
         let mut property = object_schema(self.generator.subschema_for::<T>().to_value());
         if let Value::Object(map) = &mut property {
             if let Some(description) = spec.description {
@@ -113,6 +127,11 @@ impl ArgsSchema {
     /// and validated as it is.)
     pub fn finish(self) -> Value {
         self.build().1
+    }
+
+    /// The parameters, when every argument may be decoded straight from the client's text.
+    pub(crate) fn decoded_straight(&self) -> Option<Box<[Box<str>]>> {
+        self.straight.clone().map(Vec::into_boxed_slice)
     }
 
     /// The listed form and the validated form (as generated: `Option`s accept `null`).

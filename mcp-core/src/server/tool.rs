@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::arguments::Arguments;
 use super::output::ErrorRoute;
 use super::prompts::PromptDef;
 use super::resources::ResourceDef;
@@ -15,9 +16,9 @@ use crate::lowlevel::{BoxFuture, RequestContext};
 use crate::types::{CallToolResult, Icon, JsonObject, Meta, Tool, ToolAnnotations};
 use crate::validator::SchemaValidator;
 
-/// The erased handler of a tool: validated arguments in, a result (or a routed error) out.
+/// The erased handler of a tool: its [`Arguments`] in, a result (or a routed error) out.
 pub type ToolHandler<S> = Arc<
-    dyn Fn(RequestContext<S>, JsonObject) -> BoxFuture<Result<CallToolResult, ErrorRoute>>
+    dyn Fn(RequestContext<S>, Arguments) -> BoxFuture<Result<CallToolResult, ErrorRoute>>
         + Send
         + Sync,
 >;
@@ -37,6 +38,9 @@ pub struct ToolDef<S> {
     /// The task starts at the handler's first wait, after its questions (see
     /// [`ToolDef::input_before_task`]).
     pub(crate) input_first: bool,
+    /// The parameters, when every argument of a call may be decoded straight from the client's
+    /// text (a `#[tool]` of plain parameters; see [`Arguments`]).
+    pub(crate) decoded_straight: Option<Box<[Box<str>]>>,
 }
 
 impl<S> std::fmt::Debug for ToolDef<S> {
@@ -44,6 +48,7 @@ impl<S> std::fmt::Debug for ToolDef<S> {
         f.debug_struct("ToolDef")
             .field("name", &self.tool.name)
             .field("validated", &self.input.is_some())
+            .field("decoded_straight", &self.decoded_straight.is_some())
             .field("output_checked", &self.output.is_some())
             .field("scopes", &self.scopes)
             .field("task_support", &self.task_support)
@@ -62,6 +67,7 @@ impl<S> Clone for ToolDef<S> {
             scopes: self.scopes.clone(),
             task_support: self.task_support,
             input_first: self.input_first,
+            decoded_straight: self.decoded_straight.clone(),
         }
     }
 }
@@ -93,8 +99,8 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
         F: Fn(RequestContext<S>, JsonObject) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
-        let handler: ToolHandler<S> = Arc::new(move |ctx, args| {
-            let fut = handler(ctx, args);
+        let handler: ToolHandler<S> = Arc::new(move |ctx, args: Arguments| {
+            let fut = handler(ctx, args.into_object());
             Box::pin(async move {
                 fut.await.map_err(|e| {
                     if e.is_internal() {
@@ -154,6 +160,7 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
             scopes: Vec::new(),
             task_support: Default::default(),
             input_first: false,
+            decoded_straight: None,
         })
     }
 
@@ -188,6 +195,13 @@ impl<S: Send + Sync + 'static> ToolDef<S> {
     /// and its questions park it in `input_required` until `tasks/update`.
     pub fn input_before_task(mut self) -> Self {
         self.input_first = true;
+        self
+    }
+
+    /// Lets calls decode `parameters` straight from the client's text (what a `#[tool]` of
+    /// plain parameters sets; `None`: every call is checked against the schema as a value).
+    pub(crate) fn decoded_straight(mut self, parameters: Option<Box<[Box<str>]>>) -> Self {
+        self.decoded_straight = parameters;
         self
     }
 

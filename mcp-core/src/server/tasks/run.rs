@@ -42,7 +42,7 @@ pub(super) fn spawn<S: Send + Sync + 'static>(
     let args = record.arguments.clone();
     // Serializing a map of JSON values cannot fail.
     let source = serde_json::to_string(&record.arguments).unwrap_or_default();
-    let run = Box::pin(async move { execute(&def, ctx, args, &source).await });
+    let run = Box::pin(async move { execute(&def, ctx, args.into(), &source).await });
     in_background(tasks, record, run);
 }
 
@@ -100,7 +100,7 @@ pub(super) async fn start_after_input<S: Send + Sync + 'static>(
     let source = source.to_owned();
     let (def2, ctx2, args2) = (def.clone(), ctx.clone(), args.clone());
     let mut run: std::pin::Pin<Box<dyn Future<Output = Ran> + Send>> =
-        Box::pin(async move { execute(&def2, ctx2, args2, &source).await });
+        Box::pin(async move { execute(&def2, ctx2, args2.into(), &source).await });
     // Counted before the handler runs at all: a client at its limit is refused first.
     tasks.admit(&record).await?;
     let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
@@ -139,7 +139,8 @@ impl Outcome {
                 Ok(paused) => Self::InputRequired(paused.input_requests.unwrap_or_default()),
                 Err(e) => Self::Failed(serde_json::to_value(e.to_wire(false))?),
             },
-            Ran::Crashed => Self::Crashed,
+            // (`Unread` is for a call's own text; a task runs on the checked object.)
+            Ran::Crashed | Ran::Unread => Self::Crashed,
         })
     }
 
