@@ -79,6 +79,14 @@ impl Params {
         })
     }
 
+    /// The params as the client wrote them (`None` when absent or set as a value).
+    pub(crate) fn text(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Raw(raw, _) => Some(raw.get()),
+            _ => None,
+        }
+    }
+
     /// The params as a JSON value (`Value::Null` when absent).
     pub fn to_value(&self) -> Value {
         match &self.repr {

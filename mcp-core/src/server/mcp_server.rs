@@ -12,6 +12,7 @@ use super::registration::RegistrationError;
 use super::registry::{remove_where, Registry};
 use super::resources::IntoResource;
 use super::tool::{Features, IntoTool, IntoTools, ToolSet};
+use super::tool_call::ToolCall;
 use super::TaskSupport;
 use crate::era::Era;
 use crate::error::{echo_capped, restore_written_integers, McpError};
@@ -571,7 +572,7 @@ fn install_tools<S: Send + Sync + 'static>(
     server.set_request_handler(
         "tools/call",
         Arc::new(
-            move |ctx: RequestContext<S>, params: Params| match params.decode::<ToolCall>() {
+            move |ctx: RequestContext<S>, params: Params| match ToolCall::read(&params) {
                 Ok(call) => {
                     let (reg, tasks) = (reg.clone(), all_tasks.clone());
                     Box::pin(async move { call_tool(&reg, &tasks, ctx, call).await })
@@ -594,62 +595,6 @@ fn install_tools<S: Send + Sync + 'static>(
             super::subscriptions::listen(&reg.subscribers, ctx, filter).await
         }
     });
-}
-
-/// `tools/call` params as the high-level server reads them: every field of
-/// [`CallToolRequestParams`] checked as usual, and `arguments` kept as written, so that a present
-/// `arguments` that is not an object (`null` included) is `-32602` like any other wrong params,
-/// and error texts can quote numbers as the client wrote them.
-///
-/// The fields are [`CallToolRequestParams`]'s, spelled out (no `flatten`, which buffers the
-/// whole object). Those the engine reads elsewhere (`_meta`, `task`, `inputResponses`,
-/// `requestState`) are only checked for their JSON type here, nothing built.
-#[derive(serde::Deserialize)]
-struct ToolCall {
-    name: String,
-    #[serde(default, deserialize_with = "present")]
-    arguments: Option<Box<serde_json::value::RawValue>>,
-    #[serde(rename = "task", default)]
-    _task: Option<AnObject>,
-    #[serde(rename = "inputResponses", default)]
-    _input_responses: Option<AnObject>,
-    #[serde(rename = "requestState", default)]
-    _request_state: Option<String>,
-    #[serde(rename = "_meta", default)]
-    _meta: Option<AnObject>,
-}
-
-/// Any JSON object, skipped without being built.
-struct AnObject;
-
-impl<'de> serde::Deserialize<'de> for AnObject {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = AnObject;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a map")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<AnObject, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(AnObject)
-            }
-        }
-        d.deserialize_map(Visit)
-    }
-}
-
-/// A field that is present, `null` included (an `Option` alone reads `null` as absent).
-fn present<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Box<serde_json::value::RawValue>>, D::Error> {
-    serde::Deserialize::deserialize(d).map(Some)
 }
 
 /// A tool's result, encoded once (a result with a `_meta` of its own stays a value, so the
@@ -677,12 +622,11 @@ async fn call_tool<S: Send + Sync + 'static>(
             echo_capped(&name)
         )));
     };
-    let source = call.arguments.as_deref().map(|raw| raw.get()).unwrap_or("");
+    let source = call.arguments.as_deref().unwrap_or("");
     // A tool of plain parameters (no tasks) decodes each straight from the client's text; if
     // one does not decode, the call is checked against the schema below, which says why.
     if let (Some(parameters), TaskSupport::Forbidden) = (&def.decoded_straight, def.task_support) {
-        let written = call.arguments.as_deref().map(|raw| raw.get());
-        if let Some(args) = Arguments::text(written, parameters) {
+        if let Some(args) = Arguments::text(call.arguments.as_deref(), parameters) {
             let ran = execute(&def, ctx.clone(), args, source).await;
             if !matches!(ran, Ran::Unread) {
                 return finish(ran, &name);
@@ -691,7 +635,7 @@ async fn call_tool<S: Send + Sync + 'static>(
     }
     let mut args = match call.arguments.as_deref() {
         None => Value::Object(JsonObject::new()),
-        Some(raw) => match serde_json::from_str::<JsonObject>(raw.get()) {
+        Some(raw) => match serde_json::from_str::<JsonObject>(raw) {
             Ok(map) => Value::Object(map),
             Err(e) => {
                 let text = e.to_string();

@@ -21,6 +21,7 @@ mod state;
 mod subscriptions;
 mod tasks;
 mod tool;
+mod tool_call;
 mod tool_error;
 mod uri_template;
 

@@ -1,0 +1,184 @@
+//! [`ToolCall`]: `tools/call` params as the high-level server reads them.
+
+use serde_json::value::RawValue;
+
+use crate::error::McpError;
+use crate::lowlevel::Params;
+use crate::object_text::members;
+
+/// The name of the tool to call and its `arguments` as the client wrote them (valid JSON, any
+/// type: one that is not an object is `-32602` when the arguments are read, and error texts can
+/// quote numbers as the client wrote them).
+///
+/// Every field of [`CallToolRequestParams`](crate::types::CallToolRequestParams) is checked as
+/// serde checks it; those the engine reads elsewhere (`_meta`, `task`, `inputResponses`,
+/// `requestState`) only for their JSON type, nothing built.
+pub(crate) struct ToolCall {
+    pub(crate) name: String,
+    pub(crate) arguments: Option<Box<str>>,
+}
+
+impl ToolCall {
+    /// Reads the params: a walk of their members when each is as expected (a name without
+    /// escapes, no member twice), serde otherwise, whose complaint is the answer.
+    pub(crate) fn read(params: &Params) -> Result<Self, McpError> {
+        if let Some(call) = params.text().and_then(Self::walk) {
+            return Ok(call);
+        }
+        let call: Checked = params.decode()?;
+        Ok(Self {
+            name: call.name,
+            arguments: call.arguments.map(Into::into),
+        })
+    }
+
+    /// The call, when a walk of the params' members finds everything as serde would accept it
+    /// and nothing it would read differently; `None` sends them to serde.
+    fn walk(text: &str) -> Option<Self> {
+        let mut name: Option<&str> = None;
+        let mut arguments: Option<&str> = None;
+        // Members seen, for "no member twice": name, arguments, task, inputResponses,
+        // requestState, _meta.
+        let mut seen = [false; 6];
+        let mut plain = true;
+        members(text, |key, value| {
+            let (slot, fits) = match key {
+                "\"name\"" => {
+                    let unescaped =
+                        value.len() >= 2 && value.starts_with('"') && !value.contains('\\');
+                    if unescaped {
+                        name = value.get(1..value.len() - 1);
+                    }
+                    (0, unescaped)
+                }
+                "\"arguments\"" => {
+                    arguments = Some(value);
+                    (1, true)
+                }
+                "\"task\"" => (2, value == "null" || value.starts_with('{')),
+                "\"inputResponses\"" => (3, value == "null" || value.starts_with('{')),
+                "\"requestState\"" => (4, value == "null" || value.starts_with('"')),
+                "\"_meta\"" => (5, value == "null" || value.starts_with('{')),
+                // A name with escapes may spell one of the above.
+                other => {
+                    plain &= !other.contains('\\');
+                    return;
+                }
+            };
+            plain &= fits && !std::mem::replace(&mut seen[slot], true);
+        })?;
+        Some(Self {
+            name: name.filter(|_| plain)?.to_owned(),
+            arguments: arguments.map(Box::from),
+        })
+    }
+}
+
+/// The params as serde reads them, for its complaints. The fields are
+/// [`CallToolRequestParams`](crate::types::CallToolRequestParams)'s, spelled out (no
+/// `flatten`, which buffers the whole object).
+#[derive(serde::Deserialize)]
+struct Checked {
+    name: String,
+    #[serde(default, deserialize_with = "present")]
+    arguments: Option<Box<RawValue>>,
+    #[serde(rename = "task", default)]
+    _task: Option<AnObject>,
+    #[serde(rename = "inputResponses", default)]
+    _input_responses: Option<AnObject>,
+    #[serde(rename = "requestState", default)]
+    _request_state: Option<String>,
+    #[serde(rename = "_meta", default)]
+    _meta: Option<AnObject>,
+}
+
+/// Any JSON object, skipped without being built.
+struct AnObject;
+
+impl<'de> serde::Deserialize<'de> for AnObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = AnObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AnObject, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(AnObject)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// A field that is present, `null` included (an `Option` alone reads `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(text: &str) -> Params {
+        Params::from_raw(Some(RawValue::from_string(text.to_owned()).unwrap()))
+    }
+
+    /// The walk reads what serde reads, or leaves the params to serde.
+    #[test]
+    fn the_walk_agrees_with_serde() {
+        let cases = [
+            r#"{"name":"add","arguments":{"a":1}}"#,
+            r#"{ "name" : "add" , "arguments" : [1] , "x" : {"name":"no"} }"#,
+            r#"{"name":"add","arguments":null}"#,
+            r#"{"name":"add"}"#,
+            r#"{"arguments":{},"name":"a\"b"}"#,
+            r#"{"name":"add","name":"sub"}"#,
+            r#"{"name":"add","arguments":{},"arguments":{}}"#,
+            r#"{"\u006eame":"add"}"#,
+            r#"{"name":5}"#,
+            r#"{"name":null}"#,
+            r#"{}"#,
+            r#"{"name":"t","_meta":{"k":[1,{"_meta":2}]},"task":{"ttl":5},"inputResponses":null}"#,
+            r#"{"name":"t","_meta":[]}"#,
+            r#"{"name":"t","task":3}"#,
+            r#"{"name":"t","inputResponses":"x"}"#,
+            r#"{"name":"t","requestState":"s"}"#,
+            r#"{"name":"t","requestState":{}}"#,
+            r#"{"name":"t","_meta":null,"_meta":{}}"#,
+        ];
+        for text in cases {
+            let by_serde = params(text).decode::<Checked>().map(|c| {
+                let arguments = c.arguments.map(|a| a.get().to_owned());
+                (c.name, arguments)
+            });
+            let walked = ToolCall::walk(text);
+            if let Some(walked) = &walked {
+                let arguments = walked.arguments.as_deref().map(str::to_owned);
+                assert_eq!(
+                    by_serde.as_ref().ok(),
+                    Some(&(walked.name.clone(), arguments)),
+                    "{text}"
+                );
+            }
+            let read =
+                ToolCall::read(&params(text)).map(|c| (c.name, c.arguments.map(String::from)));
+            match (&by_serde, &read) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(a), Err(b)) => assert_eq!(a.message(), b.message(), "{text}"),
+                _ => panic!("{text}: serde {by_serde:?}, read {:?}", read.is_ok()),
+            }
+        }
+        // The plain ones are walked.
+        assert!(ToolCall::walk(cases[0]).is_some());
+        assert!(ToolCall::walk(cases[11]).is_some());
+        assert!(ToolCall::walk(cases[5]).is_none());
+    }
+}
