@@ -26,6 +26,12 @@ async fn add(a: i64, b: i64) -> String {
     a.wrapping_add(b).to_string()
 }
 
+/// Add two numbers, the second at most 100.
+#[tool]
+async fn bounded_add(a: i64, #[arg(range(..=100))] b: i64) -> String {
+    a.wrapping_add(b).to_string()
+}
+
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// Whether the bench called `name` runs: every one, or those whose name contains the first
@@ -94,6 +100,22 @@ fn main() {
         &runtime,
         &one,
         call.as_bytes(),
+        r#""text":"5""#,
+    );
+
+    // The same call to a tool with a constrained argument: its arguments are read into a
+    // value and checked against the schema before they are decoded.
+    let checked = runtime
+        .block_on(RunningServer::start(
+            McpServer::new("adder").tool(BoundedAddTool).into_server(),
+        ))
+        .unwrap();
+    let bounded_call = call.replace(r#""name":"add""#, r#""name":"bounded_add""#);
+    measure(
+        "tools/call checked against the schema (a constrained argument)",
+        &runtime,
+        &checked,
+        bounded_call.as_bytes(),
         r#""text":"5""#,
     );
 
