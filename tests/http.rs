@@ -86,6 +86,44 @@ fn modern(id: i64, method: &str, mut params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
 
+/// A retry member whose value is `null` is refused over HTTP as in memory: the routing peek
+/// must not take the lone `inputResponses: null` (nor an escaped spelling of it) for a request
+/// that is no retry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_null_input_responses_over_http_is_invalid_params() {
+    let (port, stop, task) = start(HttpConfig::default()).await;
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "hello"),
+    ];
+    for (id, member) in [(1, "inputResponses"), (2, "\\u0069nputResponses")] {
+        let meta = support::modern_meta().to_string();
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"hello","{member}":null,"_meta":{meta}}}}}"#
+        );
+        let reply = send(port, "POST", &headers, &body).await;
+        assert_eq!(reply.status, 200, "{body}");
+        let answer = reply.json();
+        assert_eq!(answer["error"]["code"], -32602, "{body}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Invalid inputResponses: expected an object"),
+            "{message}"
+        );
+    }
+    let ok = send(
+        port,
+        "POST",
+        &headers,
+        &modern(3, "tools/call", json!({"name": "hello"})),
+    )
+    .await;
+    assert_eq!(ok.json()["result"]["content"][0]["text"], "hello");
+    let _ = stop.send(());
+    task.await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_2026_wire_checks_headers_and_maps_statuses() {
     let (port, stop, task) = start(HttpConfig::default()).await;
