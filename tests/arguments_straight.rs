@@ -10,37 +10,31 @@ use serde_json::Value;
 
 mod support;
 
-/// Plain parameters only: decoded straight from the text.
-#[allow(clippy::too_many_arguments)]
-#[tool]
-async fn straight(
-    a: i64,
-    b: u8,
-    c: f64,
-    d: bool,
-    e: String,
-    f: Option<u16>,
-    #[arg(default = 7)] g: i32,
-    h: Option<String>,
-) -> String {
-    format!("{a}|{b}|{c:?}|{d}|{e}|{f:?}|{g}|{h:?}")
+/// Two tools with the same parameters and body: `straight` (plain parameters, decoded straight
+/// from the text) and `checked` (task-capable, so its calls are checked against the schema as a
+/// value).
+macro_rules! twin {
+    ($name:ident, $($task:tt)*) => {
+        /// Shows its arguments.
+        #[allow(clippy::too_many_arguments)]
+        #[tool($($task)*)]
+        async fn $name(
+            a: i64,
+            b: u8,
+            c: f64,
+            d: bool,
+            e: String,
+            f: Option<u16>,
+            #[arg(default = 7)] g: i32,
+            h: Option<String>,
+        ) -> String {
+            format!("{a}|{b}|{c:?}|{d}|{e}|{f:?}|{g}|{h:?}")
+        }
+    };
 }
 
-/// The same, task-capable: its calls are checked against the schema as a value.
-#[allow(clippy::too_many_arguments)]
-#[tool(task = "optional")]
-async fn checked(
-    a: i64,
-    b: u8,
-    c: f64,
-    d: bool,
-    e: String,
-    f: Option<u16>,
-    #[arg(default = 7)] g: i32,
-    h: Option<String>,
-) -> String {
-    format!("{a}|{b}|{c:?}|{d}|{e}|{f:?}|{g}|{h:?}")
-}
+twin!(straight,);
+twin!(checked, task = "optional");
 
 /// The arguments of each call, as a client might write them.
 const CALLS: &[&str] = &[
