@@ -538,6 +538,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     let mut written = 0;
     let mut unflushed = false;
     let mut stopping = false;
+    // What `room` says, so it is only written when that changes (a write takes its lock).
+    let mut over = false;
     loop {
         if stopping {
             while queue.bytes < limits.max_bytes {
@@ -555,10 +557,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             queue.fill(&mut batch);
         }
         let pending = queue.bytes + (batch.len() - written);
-        room.send_if_modified(|over| {
-            let now = pending >= limits.max_bytes;
-            std::mem::replace(over, now) != now
-        });
+        if (pending >= limits.max_bytes) != over {
+            over = !over;
+            room.send_replace(over);
+        }
         let writing = written < batch.len();
         if stopping && !writing && queue.lines.is_empty() && rx.is_empty() {
             let close = async {
@@ -596,7 +598,12 @@ async fn write_lines<W: AsyncWrite + Unpin>(
                     Some(0) => return Err(std::io::ErrorKind::WriteZero.into()),
                     Some(n) => {
                         written += n;
-                        unflushed = true;
+                        // The last of the queue written: a stream that flushes at once (a pipe
+                        // always does) is flushed now, not on another turn of the loop; one
+                        // that would wait is flushed there.
+                        unflushed = written < batch.len()
+                            || !queue.lines.is_empty()
+                            || !flushed_at_once(&mut writer).await?;
                     }
                     None => unflushed = false,
                 }
@@ -614,6 +621,19 @@ fn stalled(timeout: Duration) -> std::io::Error {
         std::io::ErrorKind::TimedOut,
         format!("the peer read nothing for {} ms", timeout.as_millis()),
     )
+}
+
+/// Whether `writer` flushed on its first poll (a stream that would wait is flushed later, by
+/// [`write_or_flush`]).
+async fn flushed_at_once<W: AsyncWrite + Unpin>(writer: &mut W) -> std::io::Result<bool> {
+    std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(match std::pin::Pin::new(&mut *writer).poll_flush(cx) {
+            std::task::Poll::Ready(Ok(())) => Ok(true),
+            std::task::Poll::Ready(Err(e)) => Err(e),
+            std::task::Poll::Pending => Ok(false),
+        })
+    })
+    .await
 }
 
 /// Writes some of `rest`, or flushes when it is empty; `None` after a flush.
