@@ -1,6 +1,7 @@
 //! [`Arguments`]: a `tools/call`'s arguments as a tool's handler takes them.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -29,9 +30,10 @@ enum Repr {
     /// Checked against the tool's schema and read into a map.
     Object(JsonObject),
     /// The text of a JSON object whose members each name a parameter, once and without
-    /// escapes; `members` holds each one's name (unquoted) and value as ranges of `text`.
+    /// escapes (`None`: no `arguments` member), shared with the call that read it; `members`
+    /// holds each one's name (unquoted) and value as ranges of `text`.
     Text {
-        text: Box<str>,
+        text: Option<Arc<str>>,
         members: Vec<(Range<usize>, Range<usize>)>,
     },
 }
@@ -48,25 +50,25 @@ impl Arguments {
     /// The arguments as the client wrote them (`None`: no `arguments` member), when every member
     /// is one of `parameters` (each at most once, its name without escapes): `None` otherwise,
     /// or when the text is not an object. Such a call is decoded straight from the text.
-    pub(crate) fn text(written: Option<&str>, parameters: &[Box<str>]) -> Option<Self> {
-        let Some(written) = written else {
+    pub(crate) fn text(written: Option<Arc<str>>, parameters: &[Box<str>]) -> Option<Self> {
+        let Some(text) = written else {
             return Some(Self(Repr::Text {
-                text: Box::from("{}"),
+                text: None,
                 members: Vec::new(),
             }));
         };
-        let base = written.as_ptr() as usize;
+        let base = text.as_ptr() as usize;
         let offset = |part: &str| part.as_ptr() as usize - base;
         let mut members: Vec<(Range<usize>, Range<usize>)> = Vec::with_capacity(parameters.len());
         let mut fits = true;
-        crate::object_text::members(written, |quoted, value| {
+        crate::object_text::members(&text, |quoted, value| {
             let name = quoted
                 .get(1..quoted.len().saturating_sub(1))
                 .unwrap_or("\\");
             let known = !name.contains('\\') && parameters.iter().any(|p| **p == *name);
             let again = members
                 .iter()
-                .any(|(n, _)| written.get(n.clone()) == Some(name));
+                .any(|(n, _)| text.get(n.clone()) == Some(name));
             if !known || again {
                 fits = false;
                 return;
@@ -80,7 +82,7 @@ impl Arguments {
         })?;
         fits.then(|| {
             Self(Repr::Text {
-                text: written.into(),
+                text: Some(text),
                 members,
             })
         })
@@ -95,12 +97,15 @@ impl Arguments {
     pub(crate) fn slot(&mut self, name: &str) -> Slot<'_> {
         match &mut self.0 {
             Repr::Object(map) => Slot::Value(crate::members::take(map, name)),
-            Repr::Text { text, members } => Slot::Text(
-                members
-                    .iter()
-                    .find(|(n, _)| text.get(n.clone()) == Some(name))
-                    .and_then(|(_, value)| text.get(value.clone())),
-            ),
+            Repr::Text { text, members } => {
+                let text = text.as_deref().unwrap_or_default();
+                Slot::Text(
+                    members
+                        .iter()
+                        .find(|(n, _)| text.get(n.clone()) == Some(name))
+                        .and_then(|(_, value)| text.get(value.clone())),
+                )
+            }
         }
     }
 
@@ -110,7 +115,9 @@ impl Arguments {
         match self.0 {
             Repr::Object(map) => map,
             // The text is an object that was valid JSON: it parses.
-            Repr::Text { text, .. } => serde_json::from_str(&text).unwrap_or_default(),
+            Repr::Text { text, .. } => text
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or_default(),
         }
     }
 }
@@ -126,7 +133,10 @@ impl std::fmt::Debug for Arguments {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
             Repr::Object(map) => f.debug_tuple("Arguments").field(map).finish(),
-            Repr::Text { text, .. } => f.debug_tuple("Arguments").field(text).finish(),
+            Repr::Text { text, .. } => f
+                .debug_tuple("Arguments")
+                .field(&text.as_deref().unwrap_or("{}"))
+                .finish(),
         }
     }
 }
@@ -142,24 +152,26 @@ mod tests {
     #[test]
     fn only_members_that_name_parameters_each_once_are_read_as_text() {
         let params = names(&["a", "b"]);
-        let mut args = Arguments::text(Some(r#"{ "a" : 1 , "b":"x,}" }"#), &params).unwrap();
+        let text = |t: &str| Some(Arc::from(t));
+        let mut args = Arguments::text(text(r#"{ "a" : 1 , "b":"x,}" }"#), &params).unwrap();
         assert!(args.is_text());
         assert!(matches!(args.slot("b"), Slot::Text(Some(r#""x,}""#))));
         assert!(matches!(args.slot("a"), Slot::Text(Some("1"))));
         assert!(matches!(args.slot("c"), Slot::Text(None)));
         assert!(Arguments::text(None, &params).is_some_and(|a| a.is_text()));
-        assert!(Arguments::text(Some("{}"), &params).is_some());
+        assert!(Arguments::text(text("{}"), &params).is_some());
         // An unknown member, a member twice, an escaped name, not an object: checked instead.
-        assert!(Arguments::text(Some(r#"{"a":1,"c":2}"#), &params).is_none());
-        assert!(Arguments::text(Some(r#"{"a":1,"a":2}"#), &params).is_none());
-        assert!(Arguments::text(Some(r#"{"\u0061":1}"#), &params).is_none());
-        assert!(Arguments::text(Some("[1]"), &params).is_none());
-        assert!(Arguments::text(Some("null"), &params).is_none());
+        assert!(Arguments::text(text(r#"{"a":1,"c":2}"#), &params).is_none());
+        assert!(Arguments::text(text(r#"{"a":1,"a":2}"#), &params).is_none());
+        assert!(Arguments::text(text(r#"{"\u0061":1}"#), &params).is_none());
+        assert!(Arguments::text(text("[1]"), &params).is_none());
+        assert!(Arguments::text(text("null"), &params).is_none());
     }
 
     #[test]
     fn text_arguments_read_as_the_object_they_are() {
-        let args = Arguments::text(Some(r#"{"b":[1,{"c":2}],"a":"x"}"#), &names(&["a", "b"]));
+        let text = Some(Arc::from(r#"{"b":[1,{"c":2}],"a":"x"}"#));
+        let args = Arguments::text(text, &names(&["a", "b"]));
         let object = args.map(Arguments::into_object).unwrap();
         assert_eq!(
             Value::Object(object),

@@ -626,7 +626,7 @@ async fn call_tool<S: Send + Sync + 'static>(
     // A tool of plain parameters (no tasks) decodes each straight from the client's text; if
     // one does not decode, the call is checked against the schema below, which says why.
     if let (Some(parameters), TaskSupport::Forbidden) = (&def.decoded_straight, def.task_support) {
-        if let Some(args) = Arguments::text(call.arguments.as_deref(), parameters) {
+        if let Some(args) = Arguments::text(call.arguments.clone(), parameters) {
             let ran = execute(&def, ctx.clone(), args, source).await;
             if !matches!(ran, Ran::Unread) {
                 return finish(ran, &name);

@@ -70,9 +70,9 @@ pub struct ArgsSchema {
     generator: SchemaGenerator,
     properties: Map<String, Value>,
     required: Vec<Value>,
-    /// The parameters, while every one may be decoded straight from the client's text (see
-    /// [`Arguments`](super::Arguments)); `None` once one may not.
-    straight: Option<Vec<Box<str>>>,
+    /// Every parameter so far may be decoded straight from the client's text (see
+    /// [`Arguments`](super::Arguments)).
+    straight: bool,
 }
 
 impl Default for ArgsSchema {
@@ -88,7 +88,7 @@ impl ArgsSchema {
             generator: generator(),
             properties: Map::new(),
             required: Vec::new(),
-            straight: Some(Vec::new()),
+            straight: true,
         }
     }
 
@@ -101,10 +101,7 @@ impl ArgsSchema {
     /// [`arg`](Self::arg) for a `#[tool]`'s parameter, which says whether its argument may be
     /// decoded straight from the client's text.
     pub(crate) fn arg_of_tool<T: JsonSchema>(&mut self, name: &str, spec: ArgSpec, straight: bool) {
-        match (&mut self.straight, straight) {
-            (Some(names), true) => names.push(name.into()),
-            _ => self.straight = None,
-        }
+        self.straight &= straight;
         let mut property = object_schema(self.generator.subschema_for::<T>().to_value());
         if let Value::Object(map) = &mut property {
             if let Some(description) = spec.description {
@@ -131,7 +128,12 @@ impl ArgsSchema {
 
     /// The parameters, when every argument may be decoded straight from the client's text.
     pub(crate) fn decoded_straight(&self) -> Option<Box<[Box<str>]>> {
-        self.straight.clone().map(Vec::into_boxed_slice)
+        self.straight.then(|| {
+            self.properties
+                .keys()
+                .map(|name| name.as_str().into())
+                .collect()
+        })
     }
 
     /// The listed form and the validated form (as generated: `Option`s accept `null`).

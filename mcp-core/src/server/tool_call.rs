@@ -1,5 +1,7 @@
 //! [`ToolCall`]: `tools/call` params as the high-level server reads them.
 
+use std::sync::Arc;
+
 use serde_json::value::RawValue;
 
 use crate::error::McpError;
@@ -15,7 +17,7 @@ use crate::object_text::members;
 /// `requestState`) only for their JSON type, nothing built.
 pub(crate) struct ToolCall {
     pub(crate) name: String,
-    pub(crate) arguments: Option<Box<str>>,
+    pub(crate) arguments: Option<Arc<str>>,
 }
 
 impl ToolCall {
@@ -28,7 +30,7 @@ impl ToolCall {
         let call: Checked = params.decode()?;
         Ok(Self {
             name: call.name,
-            arguments: call.arguments.map(Into::into),
+            arguments: call.arguments.map(|raw| Arc::from(raw.get())),
         })
     }
 
@@ -69,7 +71,7 @@ impl ToolCall {
         })?;
         Some(Self {
             name: name.filter(|_| plain)?.to_owned(),
-            arguments: arguments.map(Box::from),
+            arguments: arguments.map(Arc::from),
         })
     }
 }
@@ -169,7 +171,7 @@ mod tests {
                 );
             }
             let read =
-                ToolCall::read(&params(text)).map(|c| (c.name, c.arguments.map(String::from)));
+                ToolCall::read(&params(text)).map(|c| (c.name, c.arguments.map(|a| a.to_string())));
             match (&by_serde, &read) {
                 (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
                 (Err(a), Err(b)) => assert_eq!(a.message(), b.message(), "{text}"),
