@@ -314,3 +314,98 @@ async fn a_socket_connection_has_the_same_write_timeout() {
     connection.await.unwrap().unwrap();
     running.stop().await;
 }
+
+/// Answers the stream takes only in part stay whole and in order. A client sends requests one
+/// at a time and reads nothing until the end, so the socket's buffer fills in the middle of an
+/// answer: the answers written straight to the stream (one request at a time needs no writer
+/// task) and those queued behind what the stream did not take all arrive whole, each request's
+/// progress before its answer.
+#[cfg(unix)]
+#[tokio::test]
+async fn answers_written_in_part_arrive_whole_and_in_order() {
+    use modelctx::lowlevel::{IntoServer, RunningServer};
+    use modelctx::transport::serve_connection;
+    use tokio::net::UnixStream;
+
+    let running = RunningServer::start(torture::server().into_server())
+        .await
+        .unwrap();
+    let (client, served) = UnixStream::pair().unwrap();
+    let (read, write) = served.into_split();
+    let connection = tokio::spawn(serve_connection(running.clone(), read, write));
+    let (client_read, mut client_write) = client.into_split();
+
+    // 48 KiB answers: more than the socket's buffer holds after a few of them.
+    let text = "y".repeat(48 * 1024);
+    let rounds = 24;
+    for id in 0..rounds {
+        let line = if id % 3 == 2 {
+            let mut line = modern(
+                id,
+                "tools/call",
+                json!({"name": "steps", "arguments": {"steps": 2}}),
+            );
+            line["params"]["_meta"]["progressToken"] = json!(id);
+            format!("{line}\n")
+        } else {
+            call(id, "echo", json!({"text": text}))
+        };
+        client_write.write_all(line.as_bytes()).await.unwrap();
+        // Give each request the time to be answered alone, so most answers go straight to the
+        // stream (the assertions below hold however they are interleaved).
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+
+    let mut lines = BufReader::new(client_read).lines();
+    let mut answered = Vec::new();
+    let mut progress: Vec<(i64, f64)> = Vec::new();
+    while answered.len() < rounds as usize {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("a line within 10 s")
+            .unwrap()
+            .expect("a line");
+        let message: Value = serde_json::from_str(&line).expect("every line is whole JSON");
+        if message["method"] == "notifications/progress" {
+            let token = message["params"]["progressToken"].as_i64().unwrap();
+            assert!(
+                !answered.contains(&token),
+                "progress after its answer: {line}"
+            );
+            progress.push((token, message["params"]["progress"].as_f64().unwrap()));
+            continue;
+        }
+        let id = message["id"].as_i64().expect("an answer");
+        let content = &message["result"]["content"][0]["text"];
+        if id % 3 == 2 {
+            assert_eq!(content, "2 steps");
+            let seen: Vec<f64> = progress
+                .iter()
+                .filter(|(t, _)| *t == id)
+                .map(|(_, p)| *p)
+                .collect();
+            assert_eq!(
+                seen,
+                [1.0, 2.0],
+                "request {id}'s progress, before its answer"
+            );
+        } else {
+            assert_eq!(
+                content.as_str().map(str::len),
+                Some(text.len()),
+                "request {id}"
+            );
+        }
+        answered.push(id);
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, (0..rounds).collect::<Vec<_>>());
+
+    drop(client_write);
+    tokio::time::timeout(Duration::from_secs(10), connection)
+        .await
+        .expect("the connection ends")
+        .unwrap()
+        .unwrap();
+    running.stop().await;
+}

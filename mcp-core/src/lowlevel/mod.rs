@@ -47,7 +47,7 @@ pub use into_server::IntoServer;
 pub use middleware::{Incoming, Middleware, Next};
 #[cfg(feature = "http")]
 pub(crate) use outbound::Opening;
-pub(crate) use outbound::{Outbound, Outbox, Sink};
+pub(crate) use outbound::{Outbound, Outbox, Sink, Unwritten};
 pub use param_header_table::ParamHeaderTable;
 pub use params::Params;
 #[cfg(feature = "http")]

@@ -1,8 +1,10 @@
 //! What travels from a handler to the transport on a request's (or a session's) stream, and the
 //! sending end it travels through.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 #[cfg(feature = "http")]
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 #[cfg(feature = "http")]
 use std::task::{Context, Poll, Waker};
 
@@ -43,8 +45,8 @@ pub(crate) struct Sink(Kind);
 #[derive(Debug, Clone)]
 enum Kind {
     /// A stream whose reader exists from the start: a connection's, a session's, a 2025
-    /// request's resumable stream.
-    Channel(mpsc::Sender<Outbound>),
+    /// request's resumable stream. A connection's counts what it sends (see [`Unwritten`]).
+    Channel(mpsc::Sender<Outbound>, Option<Arc<Unwritten>>),
     /// A stream opened by its first item (a 2026 HTTP request's: its answer becomes an event
     /// stream only then), so a request that sends nothing costs no channel.
     #[cfg(feature = "http")]
@@ -58,7 +60,14 @@ impl Sink {
     /// A stream with its reader, holding at most `capacity` items before a sender waits.
     pub(crate) fn channel(capacity: usize) -> (Self, Outbox) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
-        (Self(Kind::Channel(tx)), rx)
+        (Self(Kind::Channel(tx, None)), rx)
+    }
+
+    /// A stream with its reader, like [`channel`](Self::channel), that counts each item into
+    /// `unwritten` as it enters the channel (the reader counts it out once written).
+    pub(crate) fn counted(capacity: usize, unwritten: Arc<Unwritten>) -> (Self, Outbox) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        (Self(Kind::Channel(tx, Some(unwritten))), rx)
     }
 
     /// A stream whose channel (of `capacity` items) is made when the first item is sent; the
@@ -80,7 +89,15 @@ impl Sink {
     /// Sends `item`, waiting for room; `Err` when the reader is gone.
     pub(crate) async fn send(&self, item: Outbound) -> Result<(), Closed> {
         match &self.0 {
-            Kind::Channel(tx) => tx.send(item).await.map_err(|_| Closed),
+            Kind::Channel(tx, unwritten) => {
+                // Counted between taking room and sending: nothing can cancel in between.
+                let room = tx.reserve().await.map_err(|_| Closed)?;
+                if let Some(unwritten) = unwritten {
+                    unwritten.add();
+                }
+                room.send(item);
+                Ok(())
+            }
             // "Close the stream" means nothing on the 2026 wire: it opens nothing.
             #[cfg(feature = "http")]
             Kind::OnDemand(_) if item == Outbound::Close => Ok(()),
@@ -96,7 +113,14 @@ impl Sink {
     /// Sends `item` if there is room now; `Err` when there is none or the reader is gone.
     pub(crate) fn try_send(&self, item: Outbound) -> Result<(), Closed> {
         match &self.0 {
-            Kind::Channel(tx) => tx.try_send(item).map_err(|_| Closed),
+            Kind::Channel(tx, unwritten) => {
+                let room = tx.try_reserve().map_err(|_| Closed)?;
+                if let Some(unwritten) = unwritten {
+                    unwritten.add();
+                }
+                room.send(item);
+                Ok(())
+            }
             #[cfg(feature = "http")]
             Kind::OnDemand(_) if item == Outbound::Close => Ok(()),
             #[cfg(feature = "http")]
@@ -106,6 +130,31 @@ impl Sink {
                 Ok(())
             }
         }
+    }
+}
+
+/// How many items sent through a counted [`Sink`] are not yet written out: counted in as they
+/// enter the channel, out once their bytes are written. Zero means nothing sent waits, so an
+/// answer may be written straight to the stream without overtaking anything.
+#[derive(Debug, Default)]
+pub(crate) struct Unwritten(AtomicUsize);
+
+impl Unwritten {
+    /// One more item waits.
+    pub(crate) fn add(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// `n` items were written (or skipped).
+    pub(crate) fn done(&self, n: usize) {
+        if n > 0 {
+            self.0.fetch_sub(n, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether nothing waits.
+    pub(crate) fn none(&self) -> bool {
+        self.0.load(Ordering::SeqCst) == 0
     }
 }
 

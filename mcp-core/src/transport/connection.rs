@@ -15,11 +15,9 @@
 //! [`ServerOptions::write_timeout`]: crate::lowlevel::ServerOptions::write_timeout
 //! [`ServerOptions::shutdown_grace`]: crate::lowlevel::ServerOptions::shutdown_grace
 
-use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::error::McpError;
@@ -27,18 +25,16 @@ use crate::jsonrpc::{self, Message, RequestId};
 use crate::lines::{Frame, LineReader};
 use crate::lowlevel::dispatch::{self, run_close_hooks, run_hooks, Origin};
 use crate::lowlevel::RunningServer;
-use crate::lowlevel::Session;
+use crate::lowlevel::{Session, Unwritten};
 use crate::peer::RunningRequests;
+use crate::transport::line_writer::{write_lines, InPlace, Running, Stream, WriteLimits};
 use crate::types::CancelledNotificationParams;
-use crate::write_timeout::WriteTimeout;
 
 /// Messages handed to the writer that it has not yet taken into its byte-bounded queue. The
 /// writer takes them at once while the queue is under
 /// [`ServerOptions::max_outbound_bytes`](crate::lowlevel::ServerOptions::max_outbound_bytes);
 /// past it, this channel fills and senders (handlers) wait.
 const OUTBOUND_CAPACITY: usize = 64;
-/// Bytes gathered before one write to the stream.
-const WRITE_BATCH: usize = 64 * 1024;
 
 /// How a connection is labelled and configured.
 pub(crate) struct ConnectionConfig {
@@ -79,6 +75,8 @@ struct Conn<S> {
     surface_internal: bool,
     /// `true` while the writer's queue is full: answers wait before they are sent.
     room: watch::Receiver<bool>,
+    /// The stream, for an answer written in place when nothing waits before it.
+    in_place: Arc<dyn InPlace>,
     /// How many requests and notifications run.
     running: Running,
 }
@@ -110,7 +108,9 @@ where
         .max_in_flight
         .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
     let permits = Arc::new(Semaphore::new(max_in_flight));
-    let (sink, rx) = crate::lowlevel::Sink::channel(OUTBOUND_CAPACITY);
+    let unwritten = Arc::new(Unwritten::default());
+    let (sink, rx) = crate::lowlevel::Sink::counted(OUTBOUND_CAPACITY, unwritten.clone());
+    let stream = Stream::new(writer, options.write_timeout, unwritten);
     let (stop_writer, writer_stopped) = oneshot::channel();
     let (room_tx, mut room) = watch::channel(false);
     let running = Running {
@@ -122,7 +122,13 @@ where
         timeout: options.write_timeout,
         running: running.clone(),
     };
-    let mut writer_task = tokio::spawn(write_lines(rx, writer, writer_stopped, limits, room_tx));
+    let mut writer_task = tokio::spawn(write_lines(
+        rx,
+        stream.clone(),
+        writer_stopped,
+        limits,
+        room_tx,
+    ));
     let conn = Arc::new(Conn {
         session: Session::new(config.kind, sink.clone()),
         server,
@@ -130,6 +136,7 @@ where
         in_flight: RunningRequests::default(),
         surface_internal: config.surface_internal,
         room: room.clone(),
+        in_place: stream,
         running,
     });
 
@@ -439,7 +446,10 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 let _ = self.room.clone().wait_for(|over| !*over).await;
                 // Free the slot first: the writer then sees nothing running and writes at once.
                 drop(permit);
-                self.send(line).await;
+                // Nothing sent before it waits to be written: no need to wake the writer.
+                if let Err(line) = self.in_place.write_now(line) {
+                    self.send(line).await;
+                }
                 return;
             }
         }
@@ -491,210 +501,4 @@ async fn first_poll<F: std::future::Future + Unpin>(fut: &mut F) -> Option<F::Ou
         std::task::Poll::Pending => std::task::Poll::Ready(None),
     })
     .await
-}
-
-/// The writer's bounds (from [`ServerOptions`](crate::lowlevel::ServerOptions)).
-struct WriteLimits {
-    /// Bytes queued before the writer stops taking messages.
-    max_bytes: usize,
-    /// How long a write may make no progress.
-    timeout: Duration,
-    /// Whether any request or notification is still running.
-    running: Running,
-}
-
-/// The connection's slots (a semaphore of `slots` permits), counted as the requests and
-/// notifications that hold one. The reader answers a request in place when it is the only one;
-/// the writer writes at once when none runs (no handler is about to answer).
-#[derive(Clone)]
-struct Running {
-    permits: Arc<Semaphore>,
-    slots: usize,
-}
-
-impl Running {
-    fn count(&self) -> usize {
-        self.slots.saturating_sub(self.permits.available_permits())
-    }
-}
-
-/// Writes queued messages to the stream in batches until told to stop, then writes what is
-/// left, flushes and shuts the stream down.
-///
-/// It takes messages from `rx` into its own queue while that holds fewer than
-/// `limits.max_bytes` bytes (`room` says `true` when it is full, for the reader to stop
-/// reading). A write that makes no progress for `limits.timeout` fails with `TimedOut`.
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut rx: crate::lowlevel::Outbox,
-    writer: W,
-    mut stop: oneshot::Receiver<()>,
-    limits: WriteLimits,
-    room: watch::Sender<bool>,
-) -> std::io::Result<()> {
-    // The clock runs only while a write is pending: a peer that keeps up costs no timer work.
-    let mut writer = WriteTimeout::new(writer, limits.timeout);
-    let mut queue = WriteQueue::default();
-    let mut batch: Vec<u8> = Vec::with_capacity(WRITE_BATCH);
-    let mut written = 0;
-    let mut unflushed = false;
-    let mut stopping = false;
-    // What `room` says, so it is only written when that changes (a write takes its lock).
-    let mut over = false;
-    loop {
-        if stopping {
-            while queue.bytes < limits.max_bytes {
-                let Ok(line) = rx.try_recv() else { break };
-                queue.push(line);
-            }
-        }
-        if written == batch.len() && !queue.lines.is_empty() {
-            if batch.capacity() > 2 * WRITE_BATCH {
-                // A large message went out: give its memory back.
-                batch = Vec::with_capacity(WRITE_BATCH);
-            }
-            batch.clear();
-            written = 0;
-            queue.fill(&mut batch);
-        }
-        let pending = queue.bytes + (batch.len() - written);
-        if (pending >= limits.max_bytes) != over {
-            over = !over;
-            room.send_replace(over);
-        }
-        let writing = written < batch.len();
-        if stopping && !writing && queue.lines.is_empty() && rx.is_empty() {
-            let close = async {
-                writer.flush().await?;
-                writer.shutdown().await
-            };
-            return match tokio::time::timeout(limits.timeout, close).await {
-                Ok(closed) => closed,
-                Err(_) => Err(stalled(limits.timeout)),
-            };
-        }
-        let accepting = !stopping && pending < limits.max_bytes;
-        tokio::select! {
-            biased;
-            line = rx.recv(), if accepting => {
-                let Some(line) = line else {
-                    stopping = true;
-                    continue;
-                };
-                let idle = !writing && queue.lines.is_empty();
-                queue.push(line);
-                queue.take(&mut rx, limits.max_bytes);
-                if idle && queue.bytes < WRITE_BATCH && rx.is_empty() && limits.running.count() > 0 {
-                    // Let handlers that are about to answer run first, then write their
-                    // answers in the same system call (a yield costs far less than a write).
-                    // With none running (one request at a time) there is nothing to wait for.
-                    tokio::task::yield_now().await;
-                    queue.take(&mut rx, limits.max_bytes);
-                }
-            }
-            _ = &mut stop, if !stopping => stopping = true,
-            // Cancel-safe: when another branch wins, nothing was written.
-            done = write_or_flush(&mut writer, &batch[written..]), if writing || unflushed => {
-                match done? {
-                    Some(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-                    Some(n) => {
-                        written += n;
-                        // The last of the queue written: a stream that flushes at once (a pipe
-                        // always does) is flushed now, not on another turn of the loop; one
-                        // that would wait is flushed there.
-                        unflushed = written < batch.len()
-                            || !queue.lines.is_empty()
-                            || !flushed_at_once(&mut writer).await?;
-                    }
-                    None => unflushed = false,
-                }
-            }
-            // Stopping, nothing to write, but a message arrived after the drain above: take it
-            // on the next turn (without this branch `select!` would panic here).
-            else => {}
-        }
-    }
-}
-
-/// The error of a write that made no progress for `timeout`.
-fn stalled(timeout: Duration) -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::TimedOut,
-        format!("the peer read nothing for {} ms", timeout.as_millis()),
-    )
-}
-
-/// Whether `writer` flushed on its first poll (a stream that would wait is flushed later, by
-/// [`write_or_flush`]).
-async fn flushed_at_once<W: AsyncWrite + Unpin>(writer: &mut W) -> std::io::Result<bool> {
-    std::future::poll_fn(|cx| {
-        std::task::Poll::Ready(match std::pin::Pin::new(&mut *writer).poll_flush(cx) {
-            std::task::Poll::Ready(Ok(())) => Ok(true),
-            std::task::Poll::Ready(Err(e)) => Err(e),
-            std::task::Poll::Pending => Ok(false),
-        })
-    })
-    .await
-}
-
-/// Writes some of `rest`, or flushes when it is empty; `None` after a flush.
-async fn write_or_flush<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    rest: &[u8],
-) -> std::io::Result<Option<usize>> {
-    if rest.is_empty() {
-        writer.flush().await.map(|()| None)
-    } else {
-        writer.write(rest).await.map(Some)
-    }
-}
-
-/// The writer's queue of whole messages, with their size in bytes (newlines included).
-#[derive(Default)]
-struct WriteQueue {
-    lines: VecDeque<String>,
-    bytes: usize,
-}
-
-impl WriteQueue {
-    /// Queues one message; [`Outbound::Close`](crate::lowlevel::Outbound::Close) (from
-    /// `RequestContext::close_stream`) means nothing on a byte stream and is skipped.
-    fn push(&mut self, item: crate::lowlevel::Outbound) {
-        if let Some(line) = item.into_message() {
-            self.bytes += line.len() + 1;
-            self.lines.push_back(line);
-        }
-    }
-
-    /// Takes what is already waiting in `rx`, while under `max` bytes.
-    fn take(&mut self, rx: &mut crate::lowlevel::Outbox, max: usize) {
-        while self.bytes < max {
-            match rx.try_recv() {
-                Ok(line) => self.push(line),
-                Err(_) => break,
-            }
-        }
-    }
-
-    /// Moves whole messages into the empty `batch` (at least one), up to the batch size. A
-    /// message of a batch or more goes alone and becomes the batch itself, without a copy.
-    fn fill(&mut self, batch: &mut Vec<u8>) {
-        while let Some(line) = self.lines.pop_front() {
-            let big = line.len() >= WRITE_BATCH;
-            if big && !batch.is_empty() {
-                self.lines.push_front(line);
-                return;
-            }
-            self.bytes -= line.len() + 1;
-            if big {
-                *batch = line.into_bytes();
-                batch.push(b'\n');
-                return;
-            }
-            batch.extend_from_slice(line.as_bytes());
-            batch.push(b'\n');
-            if batch.len() >= WRITE_BATCH {
-                return;
-            }
-        }
-    }
 }

@@ -6,6 +6,7 @@ pub(crate) mod connection;
 pub(crate) mod http;
 #[cfg(feature = "http")]
 mod http_client;
+mod line_writer;
 mod memory;
 mod stdio;
 mod wire;
