@@ -2,9 +2,20 @@
 //! checked when its message was decoded, so a scan that skips strings and counts brackets
 //! finds each member's name and value (`_meta` of a request's params, a tool's arguments).
 
+use std::ops::Range;
+
 /// Calls `each` with every top-level member of the object `params` (its name quoted, as
 /// written, and its value's text); `None` when `params` is not an object the scan can walk.
 pub(crate) fn members<'a>(params: &'a str, mut each: impl FnMut(&'a str, &'a str)) -> Option<()> {
+    walk(params, |key, value| {
+        if let (Some(key), Some(value)) = (params.get(key), params.get(value)) {
+            each(key, value);
+        }
+    })
+}
+
+/// [`members`], by where each name and value is in `params`.
+pub(crate) fn walk(params: &str, mut each: impl FnMut(Range<usize>, Range<usize>)) -> Option<()> {
     let bytes = params.as_bytes();
     let mut at = skip_space(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
@@ -13,14 +24,14 @@ pub(crate) fn members<'a>(params: &'a str, mut each: impl FnMut(&'a str, &'a str
     at = skip_space(bytes, at + 1);
     while bytes.get(at) == Some(&b'"') {
         let key_end = string_end(bytes, at)?;
-        let key = params.get(at..key_end)?;
+        let key = at..key_end;
         at = skip_space(bytes, key_end);
         if bytes.get(at) != Some(&b':') {
             return None;
         }
         let value_start = skip_space(bytes, at + 1);
         let value_end = value_end(bytes, value_start)?;
-        each(key, params.get(value_start..value_end)?);
+        each(key, value_start..value_end);
         at = skip_space(bytes, value_end);
         match bytes.get(at) {
             Some(b',') => at = skip_space(bytes, at + 1),
@@ -28,6 +39,45 @@ pub(crate) fn members<'a>(params: &'a str, mut each: impl FnMut(&'a str, &'a str
         }
     }
     Some(())
+}
+
+/// Where the top-level members of an object's text are, as one [`walk`] found them, so the
+/// next reader of the same text (the `_meta` scan first, then `tools/call`) walks nothing.
+/// Holds at most [`Spans::CAPACITY`] members.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Spans {
+    len: u8,
+    /// Name start and end, value start and end.
+    at: [[u16; 4]; Spans::CAPACITY],
+}
+
+impl Spans {
+    /// Members recorded at most (a `tools/call` has two or three: `name`, `arguments`, `_meta`).
+    pub(crate) const CAPACITY: usize = 4;
+
+    /// Records a member; `false` when full (or the member ends past 64 KiB).
+    pub(crate) fn push(&mut self, key: &Range<usize>, value: &Range<usize>) -> bool {
+        let len = usize::from(self.len);
+        let (Some(slot), Ok(end)) = (self.at.get_mut(len), u16::try_from(value.end)) else {
+            return false;
+        };
+        // (Every other offset is below the value's end.)
+        *slot = [key.start as u16, key.end as u16, value.start as u16, end];
+        self.len += 1;
+        true
+    }
+
+    /// Calls `each` with every member recorded, as [`members`] would for `text` (the text they
+    /// were found in).
+    pub(crate) fn each<'a>(&self, text: &'a str, mut each: impl FnMut(&'a str, &'a str)) {
+        for [ks, ke, vs, ve] in &self.at[..usize::from(self.len)] {
+            let key = text.get(*ks as usize..*ke as usize);
+            let value = text.get(*vs as usize..*ve as usize);
+            if let (Some(key), Some(value)) = (key, value) {
+                each(key, value);
+            }
+        }
+    }
 }
 
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {

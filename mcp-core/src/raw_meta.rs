@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::object_text::members;
+use crate::object_text::{walk, Spans};
 use crate::types::Meta;
 
 /// `params._meta` of one message: its text, and the map it parses to once someone asks.
@@ -106,15 +106,23 @@ pub(crate) struct Scan {
     /// A member may be `inputResponses` or `requestState`: one is so named, or a name has
     /// escapes, or the text could not be scanned (never a false "no").
     pub(crate) retry: bool,
+    /// Where every member is, for the next reader (`None`: not walked, or too many members).
+    pub(crate) spans: Option<Spans>,
 }
 
 /// Scans the top-level members of `params` (valid JSON) once, for `_meta` and for the members
-/// of a retry.
+/// of a retry, and records where each member is.
 pub(crate) fn scan(params: &str) -> Scan {
     let mut meta: Option<&str> = None;
     let mut metas = 0;
     let mut retry = false;
-    let walked = members(params, |key, value| {
+    let mut spans = Spans::default();
+    let mut fits = true;
+    let walked = walk(params, |key, value| {
+        fits &= spans.push(&key, &value);
+        let (Some(key), Some(value)) = (params.get(key), params.get(value)) else {
+            return;
+        };
         // (A name with escapes may spell one of them.)
         let name = key.get(1..key.len().saturating_sub(1)).unwrap_or_default();
         if key.contains('\\') || RETRY_MEMBERS.contains(&name) {
@@ -131,6 +139,7 @@ pub(crate) fn scan(params: &str) -> Scan {
             .filter(|_| walked.is_some() && metas == 1)
             .and_then(|text| RawMeta::from_text(text.into())),
         retry: retry || walked.is_none(),
+        spans: (walked.is_some() && fits).then_some(spans),
     }
 }
 
@@ -240,6 +249,7 @@ mod tests {
             format!("{{{}}}", members.join(","))
         }
         let mut found = 0;
+        let mut recorded_all = 0;
         for _ in 0..20_000 {
             let params = object(&mut next, 0);
             assert!(
@@ -249,8 +259,23 @@ mod tests {
             let scanned = read(&params).map(|m| m.text().to_owned());
             assert_eq!(scanned, by_serde(&params), "{params}");
             found += usize::from(scanned.is_some());
+            // The members recorded are those a walk finds (when they fit).
+            let mut walked = Vec::new();
+            crate::object_text::members(&params, |k, v| walked.push((k, v)));
+            if let Some(spans) = scan(&params).spans {
+                let mut recorded = Vec::new();
+                spans.each(&params, |k, v| recorded.push((k, v)));
+                assert_eq!(recorded, walked, "{params}");
+                recorded_all += 1;
+            } else {
+                assert!(walked.len() > Spans::CAPACITY, "{params}");
+            }
         }
         assert!(found > 1_000, "only {found} params had a _meta object");
+        assert!(
+            recorded_all > 1_000,
+            "only {recorded_all} params were recorded"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{echo_capped, restore_written_integers, McpError};
+use crate::object_text::{members, Spans};
 use crate::raw_meta::{RawMeta, RETRY_MEMBERS};
 use crate::types::Meta;
 
@@ -18,10 +19,18 @@ pub struct Params {
 enum Repr {
     #[default]
     Absent,
-    /// As written, with whether it may be a retry ([`Params::may_be_a_retry`]) once a scan of
-    /// its members told (`None`: not scanned yet).
-    Raw(Box<RawValue>, Option<bool>),
+    /// As written, with what a scan of its members found (`None`: not scanned yet).
+    Raw(Box<RawValue>, Option<Scanned>),
     Value(Value),
+}
+
+/// What a read of raw params found out, so no later reader reads them again.
+#[derive(Debug, Clone, Copy)]
+struct Scanned {
+    /// Whether they may be a retry ([`Params::may_be_a_retry`]).
+    retry: bool,
+    /// Where each member is (`None`: not recorded).
+    spans: Option<Spans>,
 }
 
 impl Params {
@@ -29,10 +38,10 @@ impl Params {
         Self::scanned(raw, None)
     }
 
-    /// Raw params, with `retry` when a read of them already told it.
-    fn scanned(raw: Option<Box<RawValue>>, retry: Option<bool>) -> Self {
+    /// Raw params, with what a read of them already found.
+    fn scanned(raw: Option<Box<RawValue>>, scanned: Option<Scanned>) -> Self {
         Self {
-            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, retry)),
+            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, scanned)),
         }
     }
 
@@ -79,10 +88,22 @@ impl Params {
         })
     }
 
-    /// The params as the client wrote them (`None` when absent or set as a value).
-    pub(crate) fn text(&self) -> Option<&str> {
+    /// Calls `each` with every top-level member of params as the client wrote them (its name
+    /// quoted, as written, and its value's text), from where the `_meta` scan
+    /// ([`raw_meta`](Self::raw_meta)) found them when it did, walking them otherwise. `None`
+    /// when they are absent, set as a value, or not an object.
+    pub(crate) fn members<'a>(&'a self, each: impl FnMut(&'a str, &'a str)) -> Option<()> {
         match &self.repr {
-            Repr::Raw(raw, _) => Some(raw.get()),
+            Repr::Raw(
+                raw,
+                Some(Scanned {
+                    spans: Some(spans), ..
+                }),
+            ) => {
+                spans.each(raw.get(), each);
+                Some(())
+            }
+            Repr::Raw(raw, _) => members(raw.get(), each),
             _ => None,
         }
     }
@@ -103,7 +124,7 @@ impl Params {
     pub(crate) fn may_be_a_retry(&self) -> bool {
         match &self.repr {
             Repr::Absent => false,
-            Repr::Raw(_, Some(retry)) => *retry,
+            Repr::Raw(_, Some(scanned)) => scanned.retry,
             Repr::Raw(raw, None) => crate::raw_meta::scan(raw.get()).retry,
             Repr::Value(v) => RETRY_MEMBERS.iter().any(|name| v.get(name).is_some()),
         }
@@ -131,9 +152,12 @@ impl Params {
     pub(crate) fn raw_meta(&mut self) -> Option<RawMeta> {
         match &mut self.repr {
             Repr::Absent => None,
-            Repr::Raw(raw, retry) => {
+            Repr::Raw(raw, scanned) => {
                 let scan = crate::raw_meta::scan(raw.get());
-                *retry = Some(scan.retry);
+                *scanned = Some(Scanned {
+                    retry: scan.retry,
+                    spans: scan.spans,
+                });
                 scan.meta
             }
             Repr::Value(v) => RawMeta::from_map(v.get("_meta")?.as_object()?),
@@ -211,7 +235,7 @@ impl Peeked {
     /// The params these were read from, which then need no scan to tell a retry.
     pub(crate) fn params(&self, raw: Option<Box<RawValue>>) -> Params {
         let retry = self.input_responses || self.request_state;
-        Params::scanned(raw, Some(retry))
+        Params::scanned(raw, Some(Scanned { retry, spans: None }))
     }
 }
 

@@ -6,7 +6,6 @@ use serde_json::value::RawValue;
 
 use crate::error::McpError;
 use crate::lowlevel::Params;
-use crate::object_text::members;
 
 /// The name of the tool to call and its `arguments` as the client wrote them (valid JSON, any
 /// type: one that is not an object is `-32602` when the arguments are read, and error texts can
@@ -24,7 +23,7 @@ impl ToolCall {
     /// Reads the params: a walk of their members when each is as expected (a name without
     /// escapes, no member twice), serde otherwise, whose complaint is the answer.
     pub(crate) fn read(params: &Params) -> Result<Self, McpError> {
-        if let Some(call) = params.text().and_then(Self::walk) {
+        if let Some(call) = Self::walk(params) {
             return Ok(call);
         }
         let call: Checked = params.decode()?;
@@ -36,14 +35,14 @@ impl ToolCall {
 
     /// The call, when a walk of the params' members finds everything as serde would accept it
     /// and nothing it would read differently; `None` sends them to serde.
-    fn walk(text: &str) -> Option<Self> {
+    fn walk(params: &Params) -> Option<Self> {
         let mut name: Option<&str> = None;
         let mut arguments: Option<&str> = None;
         // Members seen, for "no member twice": name, arguments, task, inputResponses,
         // requestState, _meta.
         let mut seen = [false; 6];
         let mut plain = true;
-        members(text, |key, value| {
+        params.members(|key, value| {
             let (slot, fits) = match key {
                 "\"name\"" => {
                     let unescaped =
@@ -133,7 +132,19 @@ mod tests {
         Params::from_raw(Some(RawValue::from_string(text.to_owned()).unwrap()))
     }
 
-    /// The walk reads what serde reads, or leaves the params to serde.
+    /// Params whose members the `_meta` scan recorded, as the engine hands them on.
+    fn scanned(text: &str) -> Params {
+        let mut params = params(text);
+        let _ = params.raw_meta();
+        params
+    }
+
+    fn walked(params: &Params) -> Option<(String, Option<String>)> {
+        ToolCall::walk(params).map(|c| (c.name, c.arguments.map(|a| a.to_string())))
+    }
+
+    /// The walk reads what serde reads, or leaves the params to serde, whether it walks the
+    /// text itself or reads where the `_meta` scan found each member.
     #[test]
     fn the_walk_agrees_with_serde() {
         let cases = [
@@ -155,32 +166,35 @@ mod tests {
             r#"{"name":"t","requestState":"s"}"#,
             r#"{"name":"t","requestState":{}}"#,
             r#"{"name":"t","_meta":null,"_meta":{}}"#,
+            // More members than the scan records: walked again.
+            r#"{"name":"t","a":1,"b":[2],"c":"3","d":{},"e":5,"arguments":{"x":1}}"#,
+            r#"{"name":"t","a":1,"b":[2],"c":"3","d":{},"e":5,"name":"u"}"#,
         ];
         for text in cases {
             let by_serde = params(text).decode::<Checked>().map(|c| {
                 let arguments = c.arguments.map(|a| a.get().to_owned());
                 (c.name, arguments)
             });
-            let walked = ToolCall::walk(text);
-            if let Some(walked) = &walked {
-                let arguments = walked.arguments.as_deref().map(str::to_owned);
-                assert_eq!(
-                    by_serde.as_ref().ok(),
-                    Some(&(walked.name.clone(), arguments)),
-                    "{text}"
-                );
+            let walked_text = walked(&params(text));
+            assert_eq!(walked(&scanned(text)), walked_text, "{text}");
+            if let Some(walked) = walked_text {
+                assert_eq!(by_serde.as_ref().ok(), Some(&walked), "{text}");
             }
-            let read =
-                ToolCall::read(&params(text)).map(|c| (c.name, c.arguments.map(|a| a.to_string())));
-            match (&by_serde, &read) {
-                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
-                (Err(a), Err(b)) => assert_eq!(a.message(), b.message(), "{text}"),
-                _ => panic!("{text}: serde {by_serde:?}, read {:?}", read.is_ok()),
+            for params in [params(text), scanned(text)] {
+                let read =
+                    ToolCall::read(&params).map(|c| (c.name, c.arguments.map(|a| a.to_string())));
+                match (&by_serde, &read) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                    (Err(a), Err(b)) => assert_eq!(a.message(), b.message(), "{text}"),
+                    _ => panic!("{text}: serde {by_serde:?}, read {:?}", read.is_ok()),
+                }
             }
         }
         // The plain ones are walked.
-        assert!(ToolCall::walk(cases[0]).is_some());
-        assert!(ToolCall::walk(cases[11]).is_some());
-        assert!(ToolCall::walk(cases[5]).is_none());
+        for at in [0, 11, 18] {
+            assert!(walked(&scanned(cases[at])).is_some(), "{}", cases[at]);
+        }
+        assert!(walked(&scanned(cases[5])).is_none());
+        assert!(walked(&scanned(cases[19])).is_none());
     }
 }
