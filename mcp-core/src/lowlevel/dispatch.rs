@@ -102,47 +102,11 @@ pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
     params: Params,
     read: Read,
 ) -> Answer {
-    let span = CallSpan::request(&id, &method, &params, read.meta.as_ref());
-    let classified = {
-        let _in = span.span().enter();
-        classify(&origin, &id, method, read)
+    let (span, info, run) = match start_request(&origin, &id, method, params, read) {
+        Ok(started) => started,
+        Err(answer) => return answer,
     };
-    let info = match classified {
-        Ok(info) => info,
-        Err((method, e)) => {
-            span.failed(e.code());
-            return Answer::error(Some(&id), &method, &e, origin.surface_internal);
-        }
-    };
-    span.describe(&info);
-    let info = Arc::new(info);
-    let msg = Incoming {
-        info: info.clone(),
-        params,
-    };
-    let grace = origin.server.server.options.shutdown_grace;
-    // Without middleware nobody needs to see the result as a value: an encoded one goes to the
-    // wire as it is.
-    let run: crate::lowlevel::BoxFuture<Result<Reply, McpError>> =
-        if origin.server.middleware().is_empty() {
-            Box::pin(innermost(msg))
-        } else {
-            let chain = next(0).run(msg);
-            let info = info.clone();
-            Box::pin(async move {
-                match chain.await {
-                    Ok(value) => Ok(Reply::Value(value)),
-                    // What a middleware raises is sent as the client's era wants it, like a
-                    // handler's error (`-32042` becomes an input request on 2026).
-                    Err(e) => match RequestContext::new(info.clone()) {
-                        Some(ctx) => paused(e, &ctx, &info).map(Reply::Value),
-                        None => Err(e),
-                    },
-                }
-            })
-        };
-    let handler = CatchUnwind::new(instrument(run, &span));
-    let outcome = Detach::new(handler, info.clone(), grace).await;
+    let outcome = run.await;
     match &outcome {
         Ok(Ok(Reply::Value(value))) => {
             span.succeeded(value.get("isError") == Some(&Value::Bool(true)))
@@ -186,6 +150,73 @@ pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
         }
     };
     Answer::result(line)
+}
+
+/// What runs a request, and what `handle_read_request` needs of it when it ends.
+type Started<S> = (
+    CallSpan,
+    Arc<CallInfo<S>>,
+    Detach<Result<Reply, McpError>, S>,
+);
+
+/// Everything before a request's handler runs: its span, its call info, and the future that
+/// runs it (or the answer when it is refused). A plain function, so its locals (the call info
+/// as it is built, several hundred bytes) take no room in the request's future, which a
+/// connection boxes once per request.
+fn start_request<S: Send + Sync + 'static>(
+    origin: &Origin<'_, S>,
+    id: &RequestId,
+    method: String,
+    params: Params,
+    read: Read,
+) -> Result<Started<S>, Answer> {
+    let span = CallSpan::request(id, &method, &params, read.meta.as_ref());
+    let classified = {
+        let _in = span.span().enter();
+        classify(origin, id, method, read)
+    };
+    let info = match classified {
+        Ok(info) => info,
+        Err((method, e)) => {
+            span.failed(e.code());
+            return Err(Answer::error(
+                Some(id),
+                &method,
+                &e,
+                origin.surface_internal,
+            ));
+        }
+    };
+    span.describe(&info);
+    let info = Arc::new(info);
+    let msg = Incoming {
+        info: info.clone(),
+        params,
+    };
+    let grace = origin.server.server.options.shutdown_grace;
+    // Without middleware nobody needs to see the result as a value: an encoded one goes to the
+    // wire as it is.
+    let run: crate::lowlevel::BoxFuture<Result<Reply, McpError>> =
+        if origin.server.middleware().is_empty() {
+            Box::pin(innermost(msg))
+        } else {
+            let chain = next(0).run(msg);
+            let info = info.clone();
+            Box::pin(async move {
+                match chain.await {
+                    Ok(value) => Ok(Reply::Value(value)),
+                    // What a middleware raises is sent as the client's era wants it, like a
+                    // handler's error (`-32042` becomes an input request on 2026).
+                    Err(e) => match RequestContext::new(info.clone()) {
+                        Some(ctx) => paused(e, &ctx, &info).map(Reply::Value),
+                        None => Err(e),
+                    },
+                }
+            })
+        };
+    let handler = CatchUnwind::new(instrument(run, &span));
+    let detach = Detach::new(handler, info.clone(), grace);
+    Ok((span, info, detach))
 }
 
 /// A result object with one field written from already-encoded JSON.
