@@ -156,6 +156,15 @@ struct Envelope<'a> {
     error: RawField<'a>,
 }
 
+/// `-32700`: the message is not JSON.
+fn not_json() -> DecodeError {
+    DecodeError {
+        id: None,
+        notification: false,
+        error: McpError::new(codes::PARSE_ERROR, "Parse error: invalid JSON"),
+    }
+}
+
 fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
     DecodeError {
         id,
@@ -188,11 +197,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
         if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err() {
-            return Err(DecodeError {
-                id: None,
-                notification: false,
-                error: McpError::new(codes::PARSE_ERROR, "Parse error: invalid JSON"),
-            });
+            return Err(not_json());
         }
         return Err(invalid(
             None,
@@ -205,15 +210,16 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
             },
         ));
     }
-    let env: Envelope<'_> = serde_json::from_slice(bytes).map_err(|e| {
+    // Checked as UTF-8 once, as a whole: serde then reads text, and checks no piece again.
+    // (Bytes that are not UTF-8 are not JSON: serde would call them a syntax error too.)
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(not_json());
+    };
+    let env: Envelope<'_> = serde_json::from_str(text).map_err(|e| {
         use serde_json::error::Category;
         match e.classify() {
             Category::Data => invalid(None, "Invalid request: expected a single JSON-RPC object"),
-            _ => DecodeError {
-                id: None,
-                notification: false,
-                error: McpError::new(codes::PARSE_ERROR, "Parse error: invalid JSON"),
-            },
+            _ => not_json(),
         }
     })?;
 
@@ -244,10 +250,19 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
 
     if let Some(raw_method) = env.method.0 {
         let notification = id.is_none();
-        let method: String = serde_json::from_str(raw_method.get()).map_err(|_| DecodeError {
-            notification,
-            ..invalid(id.clone(), "Invalid request: method must be a string")
-        })?;
+        // A method name without escapes is its text between the quotes.
+        let plain = raw_method
+            .get()
+            .strip_prefix('"')
+            .and_then(|m| m.strip_suffix('"'))
+            .filter(|m| !m.contains('\\'));
+        let method: String = match plain {
+            Some(method) => method.to_owned(),
+            None => serde_json::from_str(raw_method.get()).map_err(|_| DecodeError {
+                notification,
+                ..invalid(id.clone(), "Invalid request: method must be a string")
+            })?,
+        };
         // See the module docs: absent or an object; an array is -32602, anything else -32600.
         let params = match env.params.0 {
             None => None,
