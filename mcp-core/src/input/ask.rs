@@ -124,7 +124,7 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
             }
             Era::Modern => {
                 let empty = Round::default();
-                let round = self.info.round.get().unwrap_or(&empty);
+                let round = self.info.round.get().map_or(&empty, |round| &**round);
                 let mut missing = Map::new();
                 for q in &questions {
                     let request = q.to_input_request();

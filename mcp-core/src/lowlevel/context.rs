@@ -34,8 +34,10 @@ pub(crate) struct CallInfo<S> {
     pub(crate) sink: super::Sink,
     /// The HTTP request the message arrived in (`None` on stdio and in memory).
     pub(crate) http: Option<Arc<super::HttpRequest>>,
-    /// A 2026 retry's answers and state (set just before the handler runs).
-    pub(crate) round: std::sync::OnceLock<crate::lowlevel::round::Round>,
+    /// A 2026 retry's answers and state, and what sealing a next state needs (set just before
+    /// the handler runs, when the request is a retry or the server seals its state; boxed, as
+    /// most requests have none).
+    pub(crate) round: std::sync::OnceLock<Box<crate::lowlevel::round::Round>>,
     /// A result field the handler supplied already encoded (see `RequestContext::splice`).
     pub(crate) spliced: std::sync::OnceLock<(&'static str, Arc<serde_json::value::RawValue>)>,
     /// Fired when the request is cancelled (see `RequestContext::cancelled`).
@@ -68,7 +70,7 @@ impl<S> CallInfo<S> {
             cancel: Default::default(),
             last_progress: Default::default(),
         };
-        let _ = info.round.set(round);
+        let _ = info.round.set(Box::new(round));
         info
     }
 

@@ -116,15 +116,15 @@ pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
         Err(_) => span.failed(crate::error::codes::INTERNAL_ERROR),
     }
     let line = match outcome {
-        Ok(Ok(Reply::Encoded(encoded))) => match info.era {
-            // The 2026 envelope, encoded once at start, written around the result.
-            Era::Modern => jsonrpc::encode_result_with_members(
-                &id,
-                encoded.raw.get(),
-                origin.server.stamp_tail(),
-            ),
-            Era::Legacy => jsonrpc::encode_result(&id, &encoded.raw),
-        },
+        // The 2026 envelope, encoded once at start, written around the result.
+        Ok(Ok(Reply::Encoded(encoded))) => jsonrpc::encode_result_with_members(
+            &id,
+            &encoded.text,
+            match info.era {
+                Era::Modern => origin.server.stamp_tail(),
+                Era::Legacy => "",
+            },
+        ),
         Ok(Ok(Reply::Value(mut value))) => {
             if info.era == Era::Modern {
                 // A middleware owns what it returns (it may strip the serverInfo stamp), but a
@@ -494,10 +494,12 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
             .map_err(|e| url::for_client(e, &ctx));
     }
     let sealer = server.server.sealer.as_ref();
-    if INPUT_METHODS.contains(&info.method.as_str()) {
-        let _ = info
-            .round
-            .set(Round::begin(&info.method, &params, sealer, caller(&info))?);
+    // A request that is no retry, to a server that seals nothing, has no round to keep.
+    if INPUT_METHODS.contains(&info.method.as_str())
+        && (sealer.is_some() || params.may_be_a_retry())
+    {
+        let round = Round::begin(&info.method, &params, sealer, caller(&info))?;
+        let _ = info.round.set(Box::new(round));
     }
     let reply = match handler(ctx.clone(), params).await {
         Ok(reply) => reply,

@@ -2,7 +2,6 @@
 //! encoded once (the high-level `tools/call`), which reaches the wire without a `Value` ever
 //! being built unless a middleware asks to see it.
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// A handler's result.
@@ -17,8 +16,9 @@ pub(crate) enum Reply {
 /// A result object encoded once.
 #[derive(Debug)]
 pub(crate) struct Encoded {
-    /// The object, compact (as serde_json writes it).
-    pub(crate) raw: Box<RawValue>,
+    /// The object, compact, as serde_json wrote it (kept as it was written: no copy to shrink
+    /// it, since it is copied into the answer's line next).
+    pub(crate) text: String,
     /// A tool result with `isError: true` (for the span).
     pub(crate) is_error: bool,
 }
@@ -29,7 +29,7 @@ impl Reply {
         match self {
             Self::Value(value) => value,
             Self::Encoded(encoded) => {
-                serde_json::from_str(encoded.raw.get()).unwrap_or(Value::Object(Default::default()))
+                serde_json::from_str(&encoded.text).unwrap_or(Value::Object(Default::default()))
             }
         }
     }

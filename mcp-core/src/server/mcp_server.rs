@@ -604,7 +604,7 @@ fn encoded(result: &CallToolResult) -> Result<Reply, McpError> {
         return Ok(Reply::Value(serde_json::to_value(result)?));
     }
     Ok(Reply::Encoded(Encoded {
-        raw: serde_json::value::to_raw_value(result)?,
+        text: serde_json::to_string(result)?,
         is_error: result.is_error,
     }))
 }
