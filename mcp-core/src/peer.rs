@@ -213,11 +213,6 @@ impl<T> RunningRequests<T> {
         true
     }
 
-    /// True while the request `id` runs.
-    pub(crate) fn contains(&self, id: &RequestId) -> bool {
-        self.map().contains_key(id)
-    }
-
     /// Records a request already started (replacing an entry of the same id).
     #[cfg_attr(not(feature = "http"), allow(dead_code))] // HTTP's requests start elsewhere
     pub(crate) fn insert(&self, id: RequestId, abort: AbortHandle, tag: T) {

@@ -439,8 +439,9 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 .await
                 .line
         });
-        // (An id in use is refused below.)
-        if alone && !long_lived && !self.in_flight.contains(&id) {
+        // Alone, it is the only request holding a slot, so no other uses its id (every request
+        // in `in_flight` holds its slot until it leaves it).
+        if alone && !long_lived {
             if let Some(line) = first_poll(&mut handled).await {
                 // The reader waits for the writer's room anyway before it reads on.
                 let _ = self.room.clone().wait_for(|over| !*over).await;
