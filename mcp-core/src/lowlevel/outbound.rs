@@ -58,6 +58,7 @@ enum Kind {
 
 impl Sink {
     /// A stream with its reader, holding at most `capacity` items before a sender waits.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // (a connection's is `counted`)
     pub(crate) fn channel(capacity: usize) -> (Self, Outbox) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
         (Self(Kind::Channel(tx, None)), rx)
