@@ -409,3 +409,78 @@ async fn answers_written_in_part_arrive_whole_and_in_order() {
         .unwrap();
     running.stop().await;
 }
+
+/// A connection that ends closes its stream at once, even while a notification's handler
+/// still runs (and so still holds the connection): here the peer stops reading, the write
+/// timeout ends the connection, and the peer, reading again, gets what was written and then
+/// the end of the stream.
+#[cfg(unix)]
+#[tokio::test]
+async fn an_ended_connection_closes_its_stream_while_a_notification_hangs() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    use modelctx::lowlevel::{IntoServer, RunningServer};
+    use modelctx::transport::serve_connection;
+    use tokio::net::UnixStream;
+
+    let started = Arc::new(AtomicBool::new(false));
+    let mut server = torture::server().into_server();
+    server.options_mut().write_timeout = Duration::from_millis(300);
+    let flag = started.clone();
+    server.add_notification_handler("notifications/hang", move |_ctx, _: Value| {
+        flag.store(true, Ordering::SeqCst);
+        async {
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+    let running = RunningServer::start(server).await.unwrap();
+    let (client, served) = UnixStream::pair().unwrap();
+    let (read, write) = served.into_split();
+    let connection = tokio::spawn(serve_connection(running.clone(), read, write));
+    let (mut client_read, mut client_write) = client.into_split();
+
+    let hang = json!({"jsonrpc": "2.0", "method": "notifications/hang",
+                      "params": {"_meta": support::modern_meta()}});
+    client_write
+        .write_all(format!("{hang}\n").as_bytes())
+        .await
+        .unwrap();
+    for _ in 0..500 {
+        if started.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        started.load(Ordering::SeqCst),
+        "the notification's handler runs"
+    );
+
+    // Answers nobody reads: the write timeout ends the connection.
+    for id in 0..2 {
+        client_write
+            .write_all(call(id, "huge", json!({})).as_bytes())
+            .await
+            .unwrap();
+    }
+    let ended = tokio::time::timeout(Duration::from_secs(10), connection)
+        .await
+        .expect("the connection ends within 10 s")
+        .unwrap();
+    assert_eq!(ended.unwrap_err().kind(), std::io::ErrorKind::TimedOut);
+
+    // The handler still runs, and the stream is closed all the same.
+    let mut written = Vec::new();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        client_read.read_to_end(&mut written),
+    )
+    .await
+    .expect("the end of the stream within 10 s")
+    .unwrap();
+    assert!(written.starts_with(b"{"), "what was written arrives first");
+    drop(client_write);
+    let _ = tokio::time::timeout(Duration::from_secs(5), running.stop()).await;
+}

@@ -15,7 +15,7 @@
 //! [`ServerOptions::write_timeout`]: crate::lowlevel::ServerOptions::write_timeout
 //! [`ServerOptions::shutdown_grace`]: crate::lowlevel::ServerOptions::shutdown_grace
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{oneshot, watch, OwnedSemaphorePermit, Semaphore};
@@ -75,8 +75,10 @@ struct Conn<S> {
     surface_internal: bool,
     /// `true` while the writer's queue is full: answers wait before they are sent.
     room: watch::Receiver<bool>,
-    /// The stream, for an answer written in place when nothing waits before it.
-    in_place: Arc<dyn InPlace>,
+    /// The stream, for an answer written in place when nothing waits before it. The writer
+    /// task owns it: when the task ends, the stream is closed, whoever still holds the
+    /// connection (a notification's handler that never returns).
+    in_place: Weak<dyn InPlace>,
     /// How many requests and notifications run.
     running: Running,
 }
@@ -122,13 +124,9 @@ where
         timeout: options.write_timeout,
         running: running.clone(),
     };
-    let mut writer_task = tokio::spawn(write_lines(
-        rx,
-        stream.clone(),
-        writer_stopped,
-        limits,
-        room_tx,
-    ));
+    // The writer task holds the stream; the reader only reaches it while the task runs.
+    let in_place = Arc::downgrade(&stream) as Weak<dyn InPlace>;
+    let mut writer_task = tokio::spawn(write_lines(rx, stream, writer_stopped, limits, room_tx));
     let conn = Arc::new(Conn {
         session: Session::new(config.kind, sink.clone()),
         server,
@@ -136,7 +134,7 @@ where
         in_flight: RunningRequests::default(),
         surface_internal: config.surface_internal,
         room: room.clone(),
-        in_place: stream,
+        in_place,
         running,
     });
 
@@ -448,7 +446,11 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 // Free the slot first: the writer then sees nothing running and writes at once.
                 drop(permit);
                 // Nothing sent before it waits to be written: no need to wake the writer.
-                if let Err(line) = self.in_place.write_now(line) {
+                let unsent = match self.in_place.upgrade() {
+                    Some(stream) => stream.write_now(line).err(),
+                    None => Some(line),
+                };
+                if let Some(line) = unsent {
                     self.send(line).await;
                 }
                 return;

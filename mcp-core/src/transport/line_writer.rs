@@ -51,7 +51,8 @@ impl Running {
 /// The output stream, shared by the writer task and [`InPlace`] writes.
 pub(crate) struct Stream<W> {
     held: Mutex<Held<W>>,
-    /// Messages sent and not yet written (see the module docs).
+    /// Messages sent and not yet written (see the module docs). Once the writer has failed it
+    /// stays above zero, which only turns writes in place off.
     unwritten: Arc<Unwritten>,
     /// Wakes the writer when an in-place write left bytes (or a flush) for it to finish.
     handed: Notify,
@@ -110,7 +111,9 @@ impl<W: AsyncWrite + Unpin + Send> InPlace for Stream<W> {
         held.line.clear();
         held.line.extend_from_slice(line.as_bytes());
         held.line.push(b'\n');
-        // Nobody waits on this poll: what it cannot do now, the writer task does.
+        // Nobody waits on this poll: what it cannot do now, the writer task does. So every way
+        // out below that leaves something undone (bytes, a flush) wakes the writer, whose own
+        // poll also takes over a write timeout this one may have started.
         let mut cx = Context::from_waker(Waker::noop());
         let mut done = 0;
         while done < held.line.len() {
