@@ -280,18 +280,7 @@ async fn a_socket_connection_has_the_same_write_timeout() {
     let (read, write) = served.into_split();
     let connection = tokio::spawn(serve_connection(running.clone(), read, write));
     let (_client_read, mut client_write) = client.into_split();
-    for id in 0..2 {
-        client_write
-            .write_all(call(id, "huge", json!({})).as_bytes())
-            .await
-            .unwrap();
-    }
-    let ended = tokio::time::timeout(Duration::from_secs(10), connection)
-        .await
-        .expect("the connection ends within 10 s")
-        .unwrap();
-    let error = ended.expect_err("a stalled peer is an error");
-    assert_eq!(error.kind(), std::io::ErrorKind::TimedOut, "{error}");
+    stall_until_the_write_times_out(&mut client_write, connection).await;
 
     // A new connection to the same server is served.
     let (client, served) = UnixStream::pair().unwrap();
@@ -459,17 +448,7 @@ async fn an_ended_connection_closes_its_stream_while_a_notification_hangs() {
     );
 
     // Answers nobody reads: the write timeout ends the connection.
-    for id in 0..2 {
-        client_write
-            .write_all(call(id, "huge", json!({})).as_bytes())
-            .await
-            .unwrap();
-    }
-    let ended = tokio::time::timeout(Duration::from_secs(10), connection)
-        .await
-        .expect("the connection ends within 10 s")
-        .unwrap();
-    assert_eq!(ended.unwrap_err().kind(), std::io::ErrorKind::TimedOut);
+    stall_until_the_write_times_out(&mut client_write, connection).await;
 
     // The handler still runs, and the stream is closed all the same.
     let mut written = Vec::new();
@@ -483,4 +462,25 @@ async fn an_ended_connection_closes_its_stream_while_a_notification_hangs() {
     assert!(written.starts_with(b"{"), "what was written arrives first");
     drop(client_write);
     let _ = tokio::time::timeout(Duration::from_secs(5), running.stop()).await;
+}
+
+/// Asks for two 8 MiB answers and reads neither: the connection ends (within 10 s) when its
+/// write makes no progress for the server's write timeout.
+#[cfg(unix)]
+async fn stall_until_the_write_times_out(
+    client_write: &mut tokio::net::unix::OwnedWriteHalf,
+    connection: tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    for id in 0..2 {
+        client_write
+            .write_all(call(id, "huge", json!({})).as_bytes())
+            .await
+            .unwrap();
+    }
+    let ended = tokio::time::timeout(Duration::from_secs(10), connection)
+        .await
+        .expect("the connection ends within 10 s")
+        .unwrap();
+    let error = ended.expect_err("a stalled peer is an error");
+    assert_eq!(error.kind(), std::io::ErrorKind::TimedOut, "{error}");
 }
