@@ -91,12 +91,8 @@ impl Sink {
     pub(crate) async fn send(&self, item: Outbound) -> Result<(), Closed> {
         match &self.0 {
             Kind::Channel(tx, unwritten) => {
-                // Counted between taking room and sending: nothing can cancel in between.
                 let room = tx.reserve().await.map_err(|_| Closed)?;
-                if let Some(unwritten) = unwritten {
-                    unwritten.add();
-                }
-                room.send(item);
+                send_counted(room, unwritten.as_deref(), item);
                 Ok(())
             }
             // "Close the stream" means nothing on the 2026 wire: it opens nothing.
@@ -116,10 +112,7 @@ impl Sink {
         match &self.0 {
             Kind::Channel(tx, unwritten) => {
                 let room = tx.try_reserve().map_err(|_| Closed)?;
-                if let Some(unwritten) = unwritten {
-                    unwritten.add();
-                }
-                room.send(item);
+                send_counted(room, unwritten.as_deref(), item);
                 Ok(())
             }
             #[cfg(feature = "http")]
@@ -157,6 +150,15 @@ impl Unwritten {
     pub(crate) fn none(&self) -> bool {
         self.0.load(Ordering::SeqCst) == 0
     }
+}
+
+/// Sends `item` into the room taken for it, counting it first when the stream counts: nothing
+/// can cancel between the two, so the count never misses an item in the channel.
+fn send_counted(room: mpsc::Permit<'_, Outbound>, unwritten: Option<&Unwritten>, item: Outbound) {
+    if let Some(unwritten) = unwritten {
+        unwritten.add();
+    }
+    room.send(item);
 }
 
 fn dropped(item: &Outbound) {

@@ -63,8 +63,6 @@ struct Held<W> {
     /// The rest of an answer written in place that the stream did not take at once: written
     /// before anything else.
     carry: Vec<u8>,
-    /// An answer and its newline, for an in-place write (kept to reuse its memory).
-    line: Vec<u8>,
 }
 
 impl<W> Stream<W> {
@@ -74,7 +72,6 @@ impl<W> Stream<W> {
             held: Mutex::new(Held {
                 io: WriteTimeout::new(io, timeout),
                 carry: Vec::new(),
-                line: Vec::new(),
             }),
             unwritten,
             handed: Notify::new(),
@@ -95,7 +92,7 @@ pub(crate) trait InPlace: Send + Sync {
 }
 
 impl<W: AsyncWrite + Unpin + Send> InPlace for Stream<W> {
-    fn write_now(&self, line: String) -> Result<(), String> {
+    fn write_now(&self, mut line: String) -> Result<(), String> {
         // A large answer goes to the writer, which writes it without a copy. (The writer in
         // the middle of a write has something to write.)
         if line.len() >= WRITE_BATCH {
@@ -108,32 +105,31 @@ impl<W: AsyncWrite + Unpin + Send> InPlace for Stream<W> {
             return Err(line);
         }
         let held = &mut *held;
-        held.line.clear();
-        held.line.extend_from_slice(line.as_bytes());
-        held.line.push(b'\n');
+        line.push('\n');
         // Nobody waits on this poll: what it cannot do now, the writer task does. So every way
         // out below that leaves something undone (bytes, a flush) wakes the writer, whose own
         // poll also takes over a write timeout this one may have started.
         let mut cx = Context::from_waker(Waker::noop());
         let mut done = 0;
-        while done < held.line.len() {
-            match Pin::new(&mut held.io).poll_write(&mut cx, &held.line[done..]) {
+        while done < line.len() {
+            match Pin::new(&mut held.io).poll_write(&mut cx, &line.as_bytes()[done..]) {
                 Poll::Ready(Ok(n)) if n > 0 => done += n,
                 // Full, failed or closed: the writer task meets it (and reports a failure).
                 _ => break,
             }
         }
         if done == 0 {
+            line.pop();
             return Err(line);
         }
-        let flushed = done == held.line.len()
+        let flushed = done == line.len()
             && matches!(
                 Pin::new(&mut held.io).poll_flush(&mut cx),
                 Poll::Ready(Ok(()))
             );
         if !flushed {
-            if done < held.line.len() {
-                held.carry.extend_from_slice(&held.line[done..]);
+            if done < line.len() {
+                held.carry.extend_from_slice(&line.as_bytes()[done..]);
                 self.unwritten.add();
             }
             self.handed.notify_one();
