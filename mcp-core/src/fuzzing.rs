@@ -30,7 +30,7 @@ pub fn decode_message(data: &[u8]) {
                 .as_deref()
                 .and_then(|raw| serde_json::from_str::<Peek>(raw.get()).ok())
                 .and_then(|p| p.meta);
-            let params = Params::from_raw(params);
+            let params = Params::from_raw(params.as_deref());
             let meta = params.meta();
             assert_eq!(meta, by_serde);
             let _ = crate::era::modern_envelope(meta.as_ref());
@@ -106,7 +106,7 @@ pub fn sample_state(answer: &str) -> String {
     });
     let params = Params::from_value(json!({"name": "t"}));
     let round = Round::begin("tools/call", &params, Some(sealer()), None).unwrap_or_default();
-    let _ = round.seal(sealer(), &mut result);
+    let _ = round.seal(sealer(), "tools/call", &mut result);
     result["requestState"]
         .as_str()
         .unwrap_or_default()

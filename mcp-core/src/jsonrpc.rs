@@ -192,6 +192,50 @@ fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
 /// assert_eq!(decode(array).unwrap_err().error.code(), -32602);
 /// ```
 pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
+    decode_borrowed(bytes).map(Borrowed::into_owned)
+}
+
+/// A message as [`decode_borrowed`] reads it: a request's or notification's params are still
+/// a slice of the bytes read, so what keeps them copies them once, into the form it keeps.
+#[derive(Debug)]
+pub(crate) enum Borrowed<'a> {
+    /// As [`Message::Request`].
+    Request {
+        id: RequestId,
+        method: String,
+        params: Option<&'a RawValue>,
+    },
+    /// As [`Message::Notification`].
+    Notification {
+        method: String,
+        params: Option<&'a RawValue>,
+    },
+    /// As [`Message::Response`].
+    Response {
+        id: RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
+}
+
+impl Borrowed<'_> {
+    fn into_owned(self) -> Message {
+        match self {
+            Self::Request { id, method, params } => Message::Request {
+                id,
+                method,
+                params: params.map(ToOwned::to_owned),
+            },
+            Self::Notification { method, params } => Message::Notification {
+                method,
+                params: params.map(ToOwned::to_owned),
+            },
+            Self::Response { id, outcome } => Message::Response { id, outcome },
+        }
+    }
+}
+
+/// [`decode`], leaving the params in `bytes`.
+pub(crate) fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>, DecodeError> {
     // serde would read a struct from an array by position (`["2.0", 5, "tools/list"]`): only an
     // object is looked at as a message.
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
@@ -266,7 +310,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
         // See the module docs: absent or an object; an array is -32602, anything else -32600.
         let params = match env.params.0 {
             None => None,
-            Some(raw) if raw.get().starts_with('{') => Some(raw.to_owned()),
+            Some(raw) if raw.get().starts_with('{') => Some(raw),
             Some(raw) if raw.get().starts_with('[') => {
                 return Err(DecodeError {
                     id,
@@ -288,8 +332,8 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
             }
         };
         return Ok(match id {
-            Some(id) => Message::Request { id, method, params },
-            None => Message::Notification { method, params },
+            Some(id) => Borrowed::Request { id, method, params },
+            None => Borrowed::Notification { method, params },
         });
     }
 
@@ -297,12 +341,12 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
         return Err(invalid(None, "Invalid request: missing method"));
     };
     match (env.result.0, env.error.0) {
-        (Some(result), None) => Ok(Message::Response {
+        (Some(result), None) => Ok(Borrowed::Response {
             id,
             outcome: Ok(result.to_owned()),
         }),
         (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
-            Ok(error) => Ok(Message::Response {
+            Ok(error) => Ok(Borrowed::Response {
                 id,
                 outcome: Err(error),
             }),

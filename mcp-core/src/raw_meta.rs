@@ -11,13 +11,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::object_text::{walk, Spans};
+use crate::shared_text::SharedText;
 use crate::types::Meta;
 
 /// `params._meta` of one message: its text, and the map it parses to once someone asks.
 #[derive(Clone)]
 pub(crate) struct RawMeta {
-    /// Valid JSON: a slice of a message that was valid JSON, or what serde_json wrote.
-    text: Box<str>,
+    /// Valid JSON: a piece of a message that was valid JSON, or what serde_json wrote.
+    text: SharedText,
     parsed: OnceLock<Option<Meta>>,
 }
 
@@ -32,11 +33,11 @@ impl RawMeta {
     /// `_meta`, as when it is read into a [`Meta`]).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn new(text: Box<RawValue>) -> Option<Self> {
-        Self::from_text(text.into())
+        Self::from_text(SharedText::from(text.get()))
     }
 
     /// `_meta` written as `text`, which must be valid JSON (see [`RawMeta::new`]).
-    fn from_text(text: Box<str>) -> Option<Self> {
+    fn from_text(text: SharedText) -> Option<Self> {
         text.starts_with('{').then(|| Self {
             text,
             parsed: OnceLock::new(),
@@ -45,7 +46,7 @@ impl RawMeta {
 
     /// A `_meta` given as a map already (params a middleware set as a value).
     pub(crate) fn from_map(meta: &Meta) -> Option<Self> {
-        let text = serde_json::to_string(meta).ok()?.into_boxed_str();
+        let text = serde_json::to_string(meta).ok()?.into();
         let parsed = OnceLock::from(Some(meta.clone()));
         Some(Self { text, parsed })
     }
@@ -92,8 +93,9 @@ pub(crate) fn object_meta<'de, D: serde::Deserializer<'de>>(
 ///
 /// A scan of the top-level members, not a parse: the text was checked when the message was
 /// decoded, and only `_meta` is copied out.
+#[cfg(test)]
 pub(crate) fn read(params: &str) -> Option<RawMeta> {
-    scan(params).meta
+    scan(&params.into()).meta
 }
 
 /// The members of a retry of a request that asked for input (`Params::may_be_a_retry`).
@@ -111,24 +113,32 @@ pub(crate) struct Scan {
 }
 
 /// Scans the top-level members of `params` (valid JSON) once, for `_meta` and for the members
-/// of a retry, and records where each member is.
-pub(crate) fn scan(params: &str) -> Scan {
-    let mut meta: Option<&str> = None;
+/// of a retry, and records where each member is. The `_meta` found is a piece of `params`,
+/// not a copy.
+pub(crate) fn scan(shared: &SharedText) -> Scan {
+    let params = shared.as_str();
+    let bytes = params.as_bytes();
+    let mut meta: Option<std::ops::Range<usize>> = None;
     let mut metas = 0;
     let mut retry = false;
     let mut spans = Spans::default();
     let mut fits = true;
     let walked = walk(params, |key, value| {
         fits &= spans.push(&key, &value);
-        let (Some(key), Some(value)) = (params.get(key), params.get(value)) else {
+        // The name between its quotes, as bytes: most names are plain ASCII.
+        let Some(name) = bytes.get(key.start + 1..key.end.saturating_sub(1)) else {
             return;
         };
+        let escaped = name.contains(&b'\\');
         // (A name with escapes may spell one of them.)
-        let name = key.get(1..key.len().saturating_sub(1)).unwrap_or_default();
-        if key.contains('\\') || RETRY_MEMBERS.contains(&name) {
+        if escaped || RETRY_MEMBERS.iter().any(|m| m.as_bytes() == name) {
             retry = true;
         }
-        if is_meta_key(key) {
+        let is_meta = match escaped {
+            false => name == b"_meta",
+            true => params.get(key).is_some_and(is_meta_key),
+        };
+        if is_meta {
             metas += 1;
             meta = Some(value);
         }
@@ -137,7 +147,8 @@ pub(crate) fn scan(params: &str) -> Scan {
         // Two `_meta` members: serde refuses such params (duplicate field).
         meta: meta
             .filter(|_| walked.is_some() && metas == 1)
-            .and_then(|text| RawMeta::from_text(text.into())),
+            .and_then(|range| params.get(range))
+            .and_then(|text| RawMeta::from_text(shared.piece(text)?)),
         retry: retry || walked.is_none(),
         spans: (walked.is_some() && fits).then_some(spans),
     }
@@ -262,7 +273,7 @@ mod tests {
             // The members recorded are those a walk finds (when they fit).
             let mut walked = Vec::new();
             crate::object_text::members(&params, |k, v| walked.push((k, v)));
-            if let Some(spans) = scan(&params).spans {
+            if let Some(spans) = scan(&params.as_str().into()).spans {
                 let mut recorded = Vec::new();
                 spans.each(&params, |k, v| recorded.push((k, v)));
                 assert_eq!(recorded, walked, "{params}");

@@ -83,9 +83,8 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
     id: RequestId,
     method: String,
-    params: Option<Box<RawValue>>,
+    mut params: Params,
 ) -> Answer {
-    let mut params = Params::from_raw(params);
     let read = Read {
         meta: params.raw_meta(),
         envelope: None,
@@ -263,9 +262,8 @@ fn ensure_result_type(value: &mut Value) {
 pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
     method: String,
-    params: Option<Box<RawValue>>,
+    mut params: Params,
 ) {
-    let mut params = Params::from_raw(params);
     let meta = params.raw_meta();
     let span = CallSpan::notification(&method, &params, meta.as_ref());
     if let (Some(session), "notifications/initialized") = (origin.session, method.as_str()) {
@@ -549,7 +547,7 @@ fn seal_and_stamp<S>(info: &CallInfo<S>, value: &mut Value) -> Result<(), McpErr
         info.server.server.sealer.as_ref(),
         info.round.get(),
     ) {
-        round.seal(sealer, value)?;
+        round.seal(sealer, &info.method, value)?;
     }
     let id = info.id.clone().unwrap_or(RequestId::Number(0));
     stamp_modern(&info.server.server, &info.method, &id, value);

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::object_text::{members, Spans};
 use crate::raw_meta::{RawMeta, RETRY_MEMBERS};
+use crate::shared_text::SharedText;
 use crate::types::Meta;
 
 /// The `params` of an inbound message. Raw text until decoded; middleware may replace it.
@@ -19,8 +20,10 @@ pub struct Params {
 enum Repr {
     #[default]
     Absent,
-    /// As written, with what a scan of its members found (`None`: not scanned yet).
-    Raw(Box<RawValue>, Option<Scanned>),
+    /// As written (valid JSON, an object), with what a scan of its members found (`None`: not
+    /// scanned yet). Shared: what is read out of it (`_meta`, a tool's name and arguments) and
+    /// a copy kept for sealing a state are pieces of this one text.
+    Raw(SharedText, Option<Scanned>),
     Value(Value),
 }
 
@@ -34,14 +37,17 @@ struct Scanned {
 }
 
 impl Params {
-    pub(crate) fn from_raw(raw: Option<Box<RawValue>>) -> Self {
+    /// Params as a message carried them (a JSON object's text, or absent).
+    pub(crate) fn from_raw(raw: Option<&RawValue>) -> Self {
         Self::scanned(raw, None)
     }
 
     /// Raw params, with what a read of them already found.
-    fn scanned(raw: Option<Box<RawValue>>, scanned: Option<Scanned>) -> Self {
+    fn scanned(raw: Option<&RawValue>, scanned: Option<Scanned>) -> Self {
         Self {
-            repr: raw.map_or(Repr::Absent, |raw| Repr::Raw(raw, scanned)),
+            repr: raw.map_or(Repr::Absent, |raw| {
+                Repr::Raw(SharedText::from(raw.get()), scanned)
+            }),
         }
     }
 
@@ -76,12 +82,12 @@ impl Params {
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, McpError> {
         let result = match &self.repr {
             Repr::Absent => serde_json::from_str("{}"),
-            Repr::Raw(raw, _) => serde_json::from_str(raw.get()),
+            Repr::Raw(raw, _) => serde_json::from_str(raw.as_str()),
             Repr::Value(v) => T::deserialize(v),
         };
         result.map_err(|e| {
             let source = match &self.repr {
-                Repr::Raw(raw, _) => Some(raw.get()),
+                Repr::Raw(raw, _) => Some(raw.as_str()),
                 _ => None,
             };
             invalid_params(&e, source)
@@ -100,10 +106,10 @@ impl Params {
                     spans: Some(spans), ..
                 }),
             ) => {
-                spans.each(raw.get(), each);
+                spans.each(raw.as_str(), each);
                 Some(())
             }
-            Repr::Raw(raw, _) => members(raw.get(), each),
+            Repr::Raw(raw, _) => members(raw.as_str(), each),
             _ => None,
         }
     }
@@ -112,7 +118,7 @@ impl Params {
     pub fn to_value(&self) -> Value {
         match &self.repr {
             Repr::Absent => Value::Null,
-            Repr::Raw(raw, _) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+            Repr::Raw(raw, _) => serde_json::from_str(raw.as_str()).unwrap_or(Value::Null),
             Repr::Value(v) => v.clone(),
         }
     }
@@ -125,12 +131,21 @@ impl Params {
         match &self.repr {
             Repr::Absent => false,
             Repr::Raw(_, Some(scanned)) => scanned.retry,
-            Repr::Raw(raw, None) => crate::raw_meta::scan(raw.get()).retry,
+            Repr::Raw(raw, None) => crate::raw_meta::scan(raw).retry,
             Repr::Value(v) => RETRY_MEMBERS.iter().any(|name| v.get(name).is_some()),
         }
     }
 
-    /// A copy of the params.
+    /// `part` (text read out of these params, by [`members`](Self::members)) kept: a piece of
+    /// the raw text it is in, shared, or a copy when it is not in it.
+    pub(crate) fn keep(&self, part: &str) -> SharedText {
+        match &self.repr {
+            Repr::Raw(raw, _) => raw.piece(part).unwrap_or_else(|| part.into()),
+            _ => part.into(),
+        }
+    }
+
+    /// The params again: raw params share their text.
     pub(crate) fn duplicate(&self) -> Self {
         Self {
             repr: match &self.repr {
@@ -153,7 +168,7 @@ impl Params {
         match &mut self.repr {
             Repr::Absent => None,
             Repr::Raw(raw, scanned) => {
-                let scan = crate::raw_meta::scan(raw.get());
+                let scan = crate::raw_meta::scan(raw);
                 *scanned = Some(Scanned {
                     retry: scan.retry,
                     spans: scan.spans,
@@ -169,7 +184,7 @@ impl Params {
     pub fn meta(&self) -> Option<Meta> {
         match &self.repr {
             Repr::Absent => None,
-            Repr::Raw(raw, _) => crate::raw_meta::read(raw.get())?.into_parsed(),
+            Repr::Raw(raw, _) => crate::raw_meta::scan(raw).meta?.into_parsed(),
             Repr::Value(v) => v.get("_meta")?.as_object().cloned(),
         }
     }
@@ -233,7 +248,7 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 #[cfg(feature = "http")]
 impl Peeked {
     /// The params these were read from, which then need no scan to tell a retry.
-    pub(crate) fn params(&self, raw: Option<Box<RawValue>>) -> Params {
+    pub(crate) fn params(&self, raw: Option<&RawValue>) -> Params {
         let retry = self.input_responses || self.request_state;
         Params::scanned(raw, Some(Scanned { retry, spans: None }))
     }
@@ -251,7 +266,7 @@ mod tests {
     use super::*;
 
     fn raw(text: &str) -> Params {
-        Params::from_raw(Some(RawValue::from_string(text.to_owned()).unwrap()))
+        Params::from_raw(Some(&RawValue::from_string(text.to_owned()).unwrap()))
     }
 
     /// `may_be_a_retry` may say yes wrongly, never no wrongly: a member as written, a member
@@ -281,7 +296,7 @@ mod tests {
             #[cfg(feature = "http")]
             {
                 let raw = RawValue::from_string(text.to_owned()).unwrap();
-                let peeked = peek(Some(&raw)).params(Some(raw));
+                let peeked = peek(Some(&raw)).params(Some(&raw));
                 assert_eq!(peeked.may_be_a_retry(), retry, "{text} (peeked)");
             }
         }

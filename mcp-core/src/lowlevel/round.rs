@@ -22,8 +22,9 @@ pub(crate) struct Round {
     pub(crate) answers: BTreeMap<String, Answer>,
     pub(crate) state: Option<String>,
     binding: Option<Binding>,
-    /// The params, kept to compute the binding only if a state has to be sealed.
-    saved: Option<(String, Params)>,
+    /// The params (sharing the request's text), kept to compute the binding only if a state
+    /// has to be sealed.
+    saved: Option<Params>,
     /// Who is asking (the principal's identity), bound into the state.
     caller: Option<String>,
 }
@@ -39,7 +40,7 @@ impl Round {
     ) -> Result<Self, McpError> {
         if !params.may_be_a_retry() {
             return Ok(Self {
-                saved: sealer.map(|_| (method.to_owned(), params.duplicate())),
+                saved: sealer.map(|_| params.duplicate()),
                 caller,
                 ..Self::default()
             });
@@ -120,15 +121,18 @@ impl Round {
 
     /// Seals the `requestState` of an `input_required` result: the handler's own state (if it
     /// set one), every answer so far, and a digest of each question now asked.
-    pub(crate) fn seal(&self, sealer: &Sealer, result: &mut Value) -> Result<(), McpError> {
+    pub(crate) fn seal(
+        &self,
+        sealer: &Sealer,
+        method: &str,
+        result: &mut Value,
+    ) -> Result<(), McpError> {
         let Value::Object(map) = result else {
             return Ok(());
         };
         let binding = match (&self.binding, &self.saved) {
             (Some(binding), _) => binding.clone(),
-            (None, Some((method, params))) => {
-                binding(method, &params.to_value(), self.caller.as_deref())
-            }
+            (None, Some(params)) => binding(method, &params.to_value(), self.caller.as_deref()),
             (None, None) => return Ok(()),
         };
         let asked = match map.get("inputRequests") {

@@ -5,8 +5,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::dispatch;
+use super::Params;
 use super::{Middleware, Server};
 use crate::error::McpError;
+use crate::jsonrpc::Borrowed;
 use crate::types::{Implementation, ServerCapabilities};
 
 /// A server that has started: its lifespan state exists and its table is frozen.
@@ -128,16 +130,18 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
             surface_internal: self.server.options.surface_internal_errors,
             http: None,
         };
-        match crate::jsonrpc::decode(bytes) {
-            Ok(crate::jsonrpc::Message::Request { id, method, params }) => {
+        match crate::jsonrpc::decode_borrowed(bytes) {
+            Ok(Borrowed::Request { id, method, params }) => {
+                let params = Params::from_raw(params);
                 let answer = dispatch::handle_request(origin(), id, method, params).await;
                 Some(answer.line)
             }
-            Ok(crate::jsonrpc::Message::Notification { method, params }) => {
+            Ok(Borrowed::Notification { method, params }) => {
+                let params = Params::from_raw(params);
                 dispatch::handle_notification(origin(), method, params).await;
                 None
             }
-            Ok(crate::jsonrpc::Message::Response { .. }) => None,
+            Ok(Borrowed::Response { .. }) => None,
             Err(e) if e.notification => None,
             Err(e) => Some(crate::jsonrpc::encode_error(
                 e.id.as_ref(),

@@ -15,6 +15,7 @@ use super::lifespan::Lifespan;
 use super::middleware::{Incoming, Middleware, Next};
 use super::session::Session;
 use crate::error::McpError;
+use crate::name_map::NameMap;
 use crate::types::*;
 
 /// A hook run when a session connects or closes.
@@ -110,8 +111,8 @@ impl Default for ServerOptions {
 pub struct Server<S = ()> {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) requests: HashMap<String, ErasedRequest<S>>,
-    pub(crate) notifications: HashMap<String, ErasedNotification<S>>,
+    pub(crate) requests: NameMap<ErasedRequest<S>>,
+    pub(crate) notifications: NameMap<ErasedNotification<S>>,
     pub(crate) middleware: Vec<Arc<dyn Middleware<S>>>,
     pub(crate) lifespan: Lifespan<S>,
     pub(crate) on_connect: Vec<SessionHook>,
@@ -213,8 +214,8 @@ impl<S: Send + Sync + 'static> Server<S> {
         let mut server = Self {
             info: Implementation::new(name, ""),
             instructions: None,
-            requests: HashMap::new(),
-            notifications: HashMap::new(),
+            requests: NameMap::default(),
+            notifications: NameMap::default(),
             middleware: Vec::new(),
             lifespan,
             on_connect: Vec::new(),

@@ -1,10 +1,10 @@
 //! [`Arguments`]: a `tools/call`'s arguments as a tool's handler takes them.
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::shared_text::SharedText;
 use crate::types::JsonObject;
 
 /// The arguments of one `tools/call`, as a tool's handler ([`ToolHandler`](super::ToolHandler))
@@ -33,7 +33,7 @@ enum Repr {
     /// escapes (`None`: no `arguments` member), shared with the call that read it; `members`
     /// holds each one's name (unquoted) and value as ranges of `text`.
     Text {
-        text: Option<Arc<str>>,
+        text: Option<SharedText>,
         members: Vec<(Range<usize>, Range<usize>)>,
     },
 }
@@ -50,7 +50,7 @@ impl Arguments {
     /// The arguments as the client wrote them (`None`: no `arguments` member), when every member
     /// is one of `parameters` (each at most once, its name without escapes): `None` otherwise,
     /// or when the text is not an object. Such a call is decoded straight from the text.
-    pub(crate) fn text(written: Option<Arc<str>>, parameters: &[Box<str>]) -> Option<Self> {
+    pub(crate) fn text(written: Option<SharedText>, parameters: &[Box<str>]) -> Option<Self> {
         let Some(text) = written else {
             return Some(Self(Repr::Text {
                 text: None,
@@ -152,7 +152,7 @@ mod tests {
     #[test]
     fn only_members_that_name_parameters_each_once_are_read_as_text() {
         let params = names(&["a", "b"]);
-        let text = |t: &str| Some(Arc::from(t));
+        let text = |t: &str| Some(SharedText::from(t));
         let mut args = Arguments::text(text(r#"{ "a" : 1 , "b":"x,}" }"#), &params).unwrap();
         assert!(args.is_text());
         assert!(matches!(args.slot("b"), Slot::Text(Some(r#""x,}""#))));
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn text_arguments_read_as_the_object_they_are() {
-        let text = Some(Arc::from(r#"{"b":[1,{"c":2}],"a":"x"}"#));
+        let text = Some(SharedText::from(r#"{"b":[1,{"c":2}],"a":"x"}"#));
         let args = Arguments::text(text, &names(&["a", "b"]));
         let object = args.map(Arguments::into_object).unwrap();
         assert_eq!(

@@ -2,7 +2,6 @@
 //! (one per era), resources and prompts, the page size of every list, and the subscribers told
 //! about changes. A key registered twice is refused unless replaced on purpose.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use serde_json::value::RawValue;
@@ -17,10 +16,11 @@ use crate::era::Era;
 use crate::error::{echo_capped, McpError};
 use crate::events::{BusCell, Event};
 use crate::lowlevel::ParamHeaderTable;
+use crate::name_map::NameMap;
 
 struct ToolSet<S> {
     tools: Vec<Arc<ToolDef<S>>>,
-    index: HashMap<String, usize>,
+    index: NameMap<usize>,
     /// Each tool's `x-mcp-header` arguments, found once at registration rather than on every
     /// call, in the table the HTTP transport reads.
     param_headers: ParamHeaderTable,
@@ -115,7 +115,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         Self {
             tools: RwLock::new(ToolSet {
                 tools: Vec::new(),
-                index: HashMap::new(),
+                index: NameMap::default(),
                 param_headers,
                 inline_refs: false,
                 lists: OnceLock::new(),

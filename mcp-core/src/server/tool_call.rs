@@ -1,11 +1,10 @@
 //! [`ToolCall`]: `tools/call` params as the high-level server reads them.
 
-use std::sync::Arc;
-
 use serde_json::value::RawValue;
 
 use crate::error::McpError;
 use crate::lowlevel::Params;
+use crate::shared_text::SharedText;
 
 /// The name of the tool to call and its `arguments` as the client wrote them (valid JSON, any
 /// type: one that is not an object is `-32602` when the arguments are read, and error texts can
@@ -15,8 +14,8 @@ use crate::lowlevel::Params;
 /// serde checks it; those the engine reads elsewhere (`_meta`, `task`, `inputResponses`,
 /// `requestState`) only for their JSON type, nothing built.
 pub(crate) struct ToolCall {
-    pub(crate) name: String,
-    pub(crate) arguments: Option<Arc<str>>,
+    pub(crate) name: SharedText,
+    pub(crate) arguments: Option<SharedText>,
 }
 
 impl ToolCall {
@@ -28,8 +27,8 @@ impl ToolCall {
         }
         let call: Checked = params.decode()?;
         Ok(Self {
-            name: call.name,
-            arguments: call.arguments.map(|raw| Arc::from(raw.get())),
+            name: call.name.into(),
+            arguments: call.arguments.map(|raw| raw.get().into()),
         })
     }
 
@@ -69,8 +68,8 @@ impl ToolCall {
             plain &= fits && !std::mem::replace(&mut seen[slot], true);
         })?;
         Some(Self {
-            name: name.filter(|_| plain)?.to_owned(),
-            arguments: arguments.map(Arc::from),
+            name: params.keep(name.filter(|_| plain)?),
+            arguments: arguments.map(|text| params.keep(text)),
         })
     }
 }
@@ -129,7 +128,7 @@ mod tests {
     use super::*;
 
     fn params(text: &str) -> Params {
-        Params::from_raw(Some(RawValue::from_string(text.to_owned()).unwrap()))
+        Params::from_raw(Some(&RawValue::from_string(text.to_owned()).unwrap()))
     }
 
     /// Params whose members the `_meta` scan recorded, as the engine hands them on.
@@ -140,7 +139,7 @@ mod tests {
     }
 
     fn walked(params: &Params) -> Option<(String, Option<String>)> {
-        ToolCall::walk(params).map(|c| (c.name, c.arguments.map(|a| a.to_string())))
+        ToolCall::walk(params).map(|c| (c.name.to_string(), c.arguments.map(|a| a.to_string())))
     }
 
     /// The walk reads what serde reads, or leaves the params to serde, whether it walks the
@@ -181,8 +180,8 @@ mod tests {
                 assert_eq!(by_serde.as_ref().ok(), Some(&walked), "{text}");
             }
             for params in [params(text), scanned(text)] {
-                let read =
-                    ToolCall::read(&params).map(|c| (c.name, c.arguments.map(|a| a.to_string())));
+                let read = ToolCall::read(&params)
+                    .map(|c| (c.name.to_string(), c.arguments.map(|a| a.to_string())));
                 match (&by_serde, &read) {
                     (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
                     (Err(a), Err(b)) => assert_eq!(a.message(), b.message(), "{text}"),

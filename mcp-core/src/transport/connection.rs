@@ -21,11 +21,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::error::McpError;
-use crate::jsonrpc::{self, Message, RequestId};
+use crate::jsonrpc::{self, Borrowed, RequestId};
 use crate::lines::{Frame, LineReader};
 use crate::lowlevel::dispatch::{self, run_close_hooks, run_hooks, Origin};
 use crate::lowlevel::RunningServer;
-use crate::lowlevel::{Session, Unwritten};
+use crate::lowlevel::{Params, Session, Unwritten};
 use crate::peer::RunningRequests;
 use crate::transport::line_writer::{write_lines, InPlace, Running, Stream, WriteLimits};
 use crate::types::CancelledNotificationParams;
@@ -249,11 +249,11 @@ enum Work {
     Request {
         id: RequestId,
         method: String,
-        params: Option<Box<serde_json::value::RawValue>>,
+        params: Params,
     },
     Notification {
         method: String,
-        params: Option<Box<serde_json::value::RawValue>>,
+        params: Params,
     },
 }
 
@@ -356,7 +356,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
 
     /// Handles what needs no slot (errors, responses, cancellations) and returns the rest.
     async fn route(self: &Arc<Self>, bytes: &[u8]) -> Option<Work> {
-        match jsonrpc::decode(bytes) {
+        match jsonrpc::decode_borrowed(bytes) {
             Err(e) if e.notification => {
                 tracing::debug!(error = %e.error, "malformed notification ignored");
                 None
@@ -369,16 +369,21 @@ impl<S: Send + Sync + 'static> Conn<S> {
                 .await;
                 None
             }
-            Ok(Message::Request { id, method, params }) => {
-                Some(Work::Request { id, method, params })
-            }
-            Ok(Message::Notification { method, params }) => {
+            Ok(Borrowed::Request { id, method, params }) => Some(Work::Request {
+                id,
+                method,
+                params: Params::from_raw(params),
+            }),
+            Ok(Borrowed::Notification { method, params }) => {
                 if method == "notifications/cancelled" {
-                    self.cancel(params.as_deref());
+                    self.cancel(params);
                 }
-                Some(Work::Notification { method, params })
+                Some(Work::Notification {
+                    method,
+                    params: Params::from_raw(params),
+                })
             }
-            Ok(Message::Response { id, outcome }) => {
+            Ok(Borrowed::Response { id, outcome }) => {
                 if !self.session.resolve(&id, outcome) {
                     tracing::debug!(%id, "response to no pending request ignored");
                 }
@@ -423,7 +428,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
         self: &Arc<Self>,
         id: RequestId,
         method: String,
-        params: Option<Box<serde_json::value::RawValue>>,
+        params: Params,
         permit: OwnedSemaphorePermit,
         alone: bool,
     ) {

@@ -17,7 +17,7 @@ use crate::error::echo_capped;
 use crate::error::McpError;
 use crate::jsonrpc::{Message, RequestId};
 use crate::lowlevel::dispatch::{self, run_hooks, Origin};
-use crate::lowlevel::HttpRequest;
+use crate::lowlevel::{HttpRequest, Params};
 use crate::random_id::random_id;
 use crate::types::CancelledNotificationParams;
 
@@ -141,7 +141,7 @@ async fn handle<S: Send + Sync + 'static>(
             let timeout = shared.config.request_timeout;
             if tokio::time::timeout(
                 timeout,
-                dispatch::handle_notification(origin, method, params),
+                dispatch::handle_notification(origin, method, Params::from_raw(params.as_deref())),
             )
             .await
             .is_err()
@@ -240,7 +240,13 @@ async fn run_request<S: Send + Sync + 'static>(
             surface_internal: server.server.options.surface_internal_errors,
             http: Some(http),
         };
-        dispatch::handle_request(origin, request_id, method, params).await
+        dispatch::handle_request(
+            origin,
+            request_id,
+            method,
+            Params::from_raw(params.as_deref()),
+        )
+        .await
     });
     session
         .in_flight
@@ -277,7 +283,12 @@ async fn initialize<S: Send + Sync + 'static>(
         surface_internal: shared.server.server.options.surface_internal_errors,
         http: Some(http.clone()),
     };
-    let handshake = dispatch::handle_request(origin, id.clone(), method, params);
+    let handshake = dispatch::handle_request(
+        origin,
+        id.clone(),
+        method,
+        Params::from_raw(params.as_deref()),
+    );
     let Ok(answer) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {
         let e = McpError::internal("initialize ran past the request timeout");
         return error(StatusCode::OK, Some(&id), e);

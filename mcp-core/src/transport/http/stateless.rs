@@ -16,7 +16,7 @@ use crate::error::{codes, McpError};
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::lowlevel::dispatch::{self, Origin};
 use crate::lowlevel::RunningServer;
-use crate::lowlevel::{HttpRequest, Peeked};
+use crate::lowlevel::{HttpRequest, Params, Peeked};
 
 fn reply(status: StatusCode, id: &RequestId, e: McpError) -> Response {
     response::json(status, jsonrpc::encode_error(Some(id), &e.to_wire(false)))
@@ -245,7 +245,7 @@ pub(crate) fn post<S: Send + Sync + 'static>(
             let http = http.clone();
             // `_meta`, its envelope and whether this is a retry were read by the peek: the
             // engine reads none of them again.
-            let params = peeked.params(params);
+            let params = peeked.params(params.as_deref());
             let read = dispatch::Read {
                 meta: peeked.meta,
                 envelope: Some(envelope),
@@ -274,7 +274,11 @@ async fn notified<S: Send + Sync + 'static>(
     params: Option<Box<serde_json::value::RawValue>>,
 ) -> Response {
     let sink = crate::lowlevel::Sink::discard();
-    let handled = dispatch::handle_notification(origin(&server, &sink, http), method, params);
+    let handled = dispatch::handle_notification(
+        origin(&server, &sink, http),
+        method,
+        Params::from_raw(params.as_deref()),
+    );
     if super::lazy_timeout::timeout(limit, handled).await.is_none() {
         tracing::warn!("a notification handler ran past the request timeout");
     }
