@@ -30,7 +30,7 @@ pub fn decode_message(data: &[u8]) {
                 .as_deref()
                 .and_then(|raw| serde_json::from_str::<Peek>(raw.get()).ok())
                 .and_then(|p| p.meta);
-            let params = Params::from_raw(params.as_deref());
+            let params = Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get));
             let meta = params.meta();
             assert_eq!(meta, by_serde);
             let _ = crate::era::modern_envelope(meta.as_ref());

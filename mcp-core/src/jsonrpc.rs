@@ -23,6 +23,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{codes, McpError};
+use crate::message_scan::{self, Found};
 
 /// A JSON-RPC request id: a string or an integer (never null).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -192,24 +193,37 @@ fn invalid(id: Option<RequestId>, message: &'static str) -> DecodeError {
 /// assert_eq!(decode(array).unwrap_err().error.code(), -32602);
 /// ```
 pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
-    decode_borrowed(bytes).map(Borrowed::into_owned)
+    let text = message_text(bytes)?;
+    let fields = by_serde(text)?.map_params(|raw| raw);
+    Ok(match interpret(fields)? {
+        Decoded::Request { id, method, params } => Message::Request {
+            id,
+            method,
+            params: params.map(ToOwned::to_owned),
+        },
+        Decoded::Notification { method, params } => Message::Notification {
+            method,
+            params: params.map(ToOwned::to_owned),
+        },
+        Decoded::Response { id, outcome } => Message::Response { id, outcome },
+    })
 }
 
 /// A message as [`decode_borrowed`] reads it: a request's or notification's params are still
-/// a slice of the bytes read, so what keeps them copies them once, into the form it keeps.
+/// a slice of the bytes read, with what the one pass over the message found in them.
+pub(crate) type Borrowed<'a> = Decoded<Found<'a>>;
+
+/// A message read, its params (`P`) as the reader left them.
 #[derive(Debug)]
-pub(crate) enum Borrowed<'a> {
+pub(crate) enum Decoded<P> {
     /// As [`Message::Request`].
     Request {
         id: RequestId,
         method: String,
-        params: Option<&'a RawValue>,
+        params: Option<P>,
     },
     /// As [`Message::Notification`].
-    Notification {
-        method: String,
-        params: Option<&'a RawValue>,
-    },
+    Notification { method: String, params: Option<P> },
     /// As [`Message::Response`].
     Response {
         id: RequestId,
@@ -217,27 +231,77 @@ pub(crate) enum Borrowed<'a> {
     },
 }
 
-impl Borrowed<'_> {
-    fn into_owned(self) -> Message {
-        match self {
-            Self::Request { id, method, params } => Message::Request {
-                id,
-                method,
-                params: params.map(ToOwned::to_owned),
-            },
-            Self::Notification { method, params } => Message::Notification {
-                method,
-                params: params.map(ToOwned::to_owned),
-            },
-            Self::Response { id, outcome } => Message::Response { id, outcome },
+/// [`decode`], leaving the params in `bytes`. A plain message is read in one pass
+/// (`message_scan`), which also finds what the engine reads in the params; any other is read
+/// by serde, which gives the same answer, or the error.
+pub(crate) fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>, DecodeError> {
+    let text = message_text(bytes)?;
+    let fields = match message_scan::scan(text) {
+        Some(env) => Fields {
+            jsonrpc: env.jsonrpc,
+            id: env.id,
+            method: env.method,
+            params: env.params,
+            result: env.result.map(Written::Text),
+            error: env.error,
+        },
+        None => by_serde(text)?.map_params(|raw| Found {
+            text: raw.get(),
+            scan: None,
+        }),
+    };
+    interpret(fields)
+}
+
+/// The envelope's members as written, whoever read them.
+struct Fields<'a, P> {
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: Option<P>,
+    result: Option<Written<'a>>,
+    error: Option<&'a str>,
+}
+
+/// A result as written: serde's raw value is copied as it is, plain text is checked again.
+enum Written<'a> {
+    Raw(&'a RawValue),
+    Text(&'a str),
+}
+
+impl<'a> Fields<'a, &'a RawValue> {
+    fn map_params<P>(self, f: impl FnOnce(&'a RawValue) -> P) -> Fields<'a, P> {
+        Fields {
+            jsonrpc: self.jsonrpc,
+            id: self.id,
+            method: self.method,
+            params: self.params.map(f),
+            result: self.result,
+            error: self.error,
         }
     }
 }
 
-/// [`decode`], leaving the params in `bytes`.
-pub(crate) fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>, DecodeError> {
-    // serde would read a struct from an array by position (`["2.0", 5, "tools/list"]`): only an
-    // object is looked at as a message.
+/// What the text of params is, for [`interpret`]'s checks.
+trait ParamsText {
+    fn text(&self) -> &str;
+}
+
+impl ParamsText for &RawValue {
+    fn text(&self) -> &str {
+        self.get()
+    }
+}
+
+impl ParamsText for Found<'_> {
+    fn text(&self) -> &str {
+        self.text
+    }
+}
+
+/// The bytes of a message as text, when they can be one message: an object (serde would read
+/// a struct from an array by position, `["2.0", 5, "tools/list"]`), in UTF-8.
+fn message_text(bytes: &[u8]) -> Result<&str, DecodeError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
         if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err() {
@@ -254,11 +318,13 @@ pub(crate) fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>, DecodeError>
             },
         ));
     }
-    // Checked as UTF-8 once, as a whole: serde then reads text, and checks no piece again.
+    // Checked as UTF-8 once, as a whole: the readers then read text, and check no piece again.
     // (Bytes that are not UTF-8 are not JSON: serde would call them a syntax error too.)
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Err(not_json());
-    };
+    std::str::from_utf8(bytes).map_err(|_| not_json())
+}
+
+/// The envelope as serde reads it.
+fn by_serde(text: &str) -> Result<Fields<'_, &RawValue>, DecodeError> {
     let env: Envelope<'_> = serde_json::from_str(text).map_err(|e| {
         use serde_json::error::Category;
         match e.classify() {
@@ -266,52 +332,64 @@ pub(crate) fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>, DecodeError>
             _ => not_json(),
         }
     })?;
+    Ok(Fields {
+        jsonrpc: env.jsonrpc.0.map(RawValue::get),
+        id: env.id.0.map(RawValue::get),
+        method: env.method.0.map(RawValue::get),
+        params: env.params.0,
+        result: env.result.0.map(Written::Raw),
+        error: env.error.0.map(RawValue::get),
+    })
+}
 
-    let id = match &env.id.0 {
-        None => None,
-        Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
-            Ok(id) => Some(id),
-            Err(_) => {
-                return Err(invalid(
-                    None,
-                    "Invalid request: id must be a string or an integer",
-                ))
-            }
-        },
-    };
-    match env.jsonrpc.0.map(RawValue::get) {
-        Some("\"2.0\"") => {}
-        _ => {
-            // A message with a method and no id is a notification, even a malformed one: it is
-            // never answered.
-            let notification = id.is_none() && env.method.0.is_some();
-            return Err(DecodeError {
-                notification,
-                ..invalid(id, "Invalid request: jsonrpc must be \"2.0\"")
-            });
+/// A request id as written: an integer read straight from its digits, anything else by serde.
+fn read_id(raw: &str) -> Result<RequestId, DecodeError> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    let plain = !digits.is_empty()
+        && digits.len() <= 18
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    if plain {
+        if let Ok(n) = raw.parse::<i64>() {
+            return Ok(RequestId::Number(n));
         }
     }
+    serde_json::from_str::<RequestId>(raw)
+        .map_err(|_| invalid(None, "Invalid request: id must be a string or an integer"))
+}
 
-    if let Some(raw_method) = env.method.0 {
+/// The JSON-RPC rules, on the members of an envelope.
+fn interpret<P: ParamsText>(env: Fields<'_, P>) -> Result<Decoded<P>, DecodeError> {
+    let id = env.id.map(read_id).transpose()?;
+    if env.jsonrpc != Some("\"2.0\"") {
+        // A message with a method and no id is a notification, even a malformed one: it is
+        // never answered.
+        let notification = id.is_none() && env.method.is_some();
+        return Err(DecodeError {
+            notification,
+            ..invalid(id, "Invalid request: jsonrpc must be \"2.0\"")
+        });
+    }
+
+    if let Some(raw_method) = env.method {
         let notification = id.is_none();
         // A method name without escapes is its text between the quotes.
         let plain = raw_method
-            .get()
             .strip_prefix('"')
             .and_then(|m| m.strip_suffix('"'))
             .filter(|m| !m.contains('\\'));
         let method: String = match plain {
             Some(method) => method.to_owned(),
-            None => serde_json::from_str(raw_method.get()).map_err(|_| DecodeError {
+            None => serde_json::from_str(raw_method).map_err(|_| DecodeError {
                 notification,
                 ..invalid(id.clone(), "Invalid request: method must be a string")
             })?,
         };
         // See the module docs: absent or an object; an array is -32602, anything else -32600.
-        let params = match env.params.0 {
+        let params = match env.params {
             None => None,
-            Some(raw) if raw.get().starts_with('{') => Some(raw),
-            Some(raw) if raw.get().starts_with('[') => {
+            Some(raw) if raw.text().starts_with('{') => Some(raw),
+            Some(raw) if raw.text().starts_with('[') => {
                 return Err(DecodeError {
                     id,
                     notification,
@@ -332,21 +410,28 @@ pub(crate) fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>, DecodeError>
             }
         };
         return Ok(match id {
-            Some(id) => Borrowed::Request { id, method, params },
-            None => Borrowed::Notification { method, params },
+            Some(id) => Decoded::Request { id, method, params },
+            None => Decoded::Notification { method, params },
         });
     }
 
     let Some(id) = id else {
         return Err(invalid(None, "Invalid request: missing method"));
     };
-    match (env.result.0, env.error.0) {
-        (Some(result), None) => Ok(Borrowed::Response {
+    match (env.result, env.error) {
+        (Some(Written::Raw(result)), None) => Ok(Decoded::Response {
             id,
             outcome: Ok(result.to_owned()),
         }),
-        (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
-            Ok(error) => Ok(Borrowed::Response {
+        (Some(Written::Text(result)), None) => match RawValue::from_string(result.to_owned()) {
+            Ok(result) => Ok(Decoded::Response {
+                id,
+                outcome: Ok(result),
+            }),
+            Err(_) => Err(invalid(Some(id), "Invalid response: malformed result")),
+        },
+        (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error) {
+            Ok(error) => Ok(Decoded::Response {
                 id,
                 outcome: Err(error),
             }),

@@ -26,6 +26,7 @@ pub mod jsonrpc;
 mod lines;
 pub mod lowlevel;
 mod members;
+mod message_scan;
 mod name_map;
 mod object_text;
 mod peer;

@@ -5,6 +5,7 @@
 //! builds a [`Meta`] map only when something asks for one (a handler's `ctx.meta()`, a
 //! progress token, a trace context, an envelope not seen before).
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -42,6 +43,11 @@ impl RawMeta {
             text,
             parsed: OnceLock::new(),
         })
+    }
+
+    /// The `_meta` at `range` of `params` (valid JSON), shared with them.
+    pub(crate) fn at(params: &SharedText, range: Range<usize>) -> Option<Self> {
+        Self::from_text(params.piece(params.get(range)?)?)
     }
 
     /// A `_meta` given as a map already (params a middleware set as a value).
@@ -95,16 +101,17 @@ pub(crate) fn object_meta<'de, D: serde::Deserializer<'de>>(
 /// decoded, and only `_meta` is copied out.
 #[cfg(test)]
 pub(crate) fn read(params: &str) -> Option<RawMeta> {
-    scan(&params.into()).meta
+    scan(params).meta(&params.into())
 }
 
 /// The members of a retry of a request that asked for input (`Params::may_be_a_retry`).
 pub(crate) const RETRY_MEMBERS: [&str; 2] = ["inputResponses", "requestState"];
 
 /// What one scan of a params object's top-level members finds.
+#[derive(Debug, Clone)]
 pub(crate) struct Scan {
-    /// `_meta` (as [`read`] gives it).
-    pub(crate) meta: Option<RawMeta>,
+    /// Where `_meta` is in the params (`None`: none, two, or not an object).
+    pub(crate) meta: Option<Range<usize>>,
     /// A member may be `inputResponses` or `requestState`: one is so named, or a name has
     /// escapes, or the text could not be scanned (never a false "no").
     pub(crate) retry: bool,
@@ -112,45 +119,78 @@ pub(crate) struct Scan {
     pub(crate) spans: Option<Spans>,
 }
 
+impl Scan {
+    /// The `_meta` found, as a piece of `params` (the text scanned), not a copy.
+    pub(crate) fn meta(&self, params: &SharedText) -> Option<RawMeta> {
+        RawMeta::at(params, self.meta.clone()?)
+    }
+}
+
 /// Scans the top-level members of `params` (valid JSON) once, for `_meta` and for the members
-/// of a retry, and records where each member is. The `_meta` found is a piece of `params`,
-/// not a copy.
-pub(crate) fn scan(shared: &SharedText) -> Scan {
-    let params = shared.as_str();
-    let bytes = params.as_bytes();
-    let mut meta: Option<std::ops::Range<usize>> = None;
-    let mut metas = 0;
-    let mut retry = false;
-    let mut spans = Spans::default();
-    let mut fits = true;
-    let walked = walk(params, |key, value| {
-        fits &= spans.push(&key, &value);
+/// of a retry, and records where each member is.
+pub(crate) fn scan(params: &str) -> Scan {
+    let mut finder = Finder::default();
+    let walked = walk(params, |key, value| finder.member(params, key, value));
+    finder.finish(walked.is_some())
+}
+
+/// What [`scan`] keeps while it walks the members, given one by one by whoever walks them
+/// (the walk of params alone, or the one pass over a whole message in `message_scan`).
+#[derive(Debug)]
+pub(crate) struct Finder {
+    meta: Option<Range<usize>>,
+    metas: u32,
+    retry: bool,
+    spans: Spans,
+    fits: bool,
+}
+
+impl Default for Finder {
+    fn default() -> Self {
+        Self {
+            meta: None,
+            metas: 0,
+            retry: false,
+            spans: Spans::default(),
+            fits: true,
+        }
+    }
+}
+
+impl Finder {
+    /// The member whose quoted name is at `key` and whose value is at `value` in `params`.
+    pub(crate) fn member(&mut self, params: &str, key: Range<usize>, value: Range<usize>) {
+        self.fits &= self.spans.push(&key, &value);
         // The name between its quotes, as bytes: most names are plain ASCII.
-        let Some(name) = bytes.get(key.start + 1..key.end.saturating_sub(1)) else {
+        let Some(name) = params
+            .as_bytes()
+            .get(key.start + 1..key.end.saturating_sub(1))
+        else {
             return;
         };
         let escaped = name.contains(&b'\\');
         // (A name with escapes may spell one of them.)
         if escaped || RETRY_MEMBERS.iter().any(|m| m.as_bytes() == name) {
-            retry = true;
+            self.retry = true;
         }
         let is_meta = match escaped {
             false => name == b"_meta",
             true => params.get(key).is_some_and(is_meta_key),
         };
         if is_meta {
-            metas += 1;
-            meta = Some(value);
+            self.metas += 1;
+            self.meta = Some(value);
         }
-    });
-    Scan {
-        // Two `_meta` members: serde refuses such params (duplicate field).
-        meta: meta
-            .filter(|_| walked.is_some() && metas == 1)
-            .and_then(|range| params.get(range))
-            .and_then(|text| RawMeta::from_text(shared.piece(text)?)),
-        retry: retry || walked.is_none(),
-        spans: (walked.is_some() && fits).then_some(spans),
+    }
+
+    /// What was found; `walked`: every member was seen.
+    pub(crate) fn finish(self, walked: bool) -> Scan {
+        Scan {
+            // Two `_meta` members: serde refuses such params (duplicate field).
+            meta: self.meta.filter(|_| walked && self.metas == 1),
+            retry: self.retry || !walked,
+            spans: (walked && self.fits).then_some(self.spans),
+        }
     }
 }
 
@@ -273,7 +313,7 @@ mod tests {
             // The members recorded are those a walk finds (when they fit).
             let mut walked = Vec::new();
             crate::object_text::members(&params, |k, v| walked.push((k, v)));
-            if let Some(spans) = scan(&params.as_str().into()).spans {
+            if let Some(spans) = scan(&params).spans {
                 let mut recorded = Vec::new();
                 spans.each(&params, |k, v| recorded.push((k, v)));
                 assert_eq!(recorded, walked, "{params}");

@@ -1,12 +1,15 @@
 //! [`Params`]: a request's `params`, kept as raw JSON until someone needs a typed view.
 
+use std::ops::Range;
+
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{echo_capped, restore_written_integers, McpError};
+use crate::message_scan::Found;
 use crate::object_text::{members, Spans};
-use crate::raw_meta::{RawMeta, RETRY_MEMBERS};
+use crate::raw_meta::{RawMeta, Scan, RETRY_MEMBERS};
 use crate::shared_text::SharedText;
 use crate::types::Meta;
 
@@ -28,25 +31,47 @@ enum Repr {
 }
 
 /// What a read of raw params found out, so no later reader reads them again.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Scanned {
     /// Whether they may be a retry ([`Params::may_be_a_retry`]).
     retry: bool,
     /// Where each member is (`None`: not recorded).
     spans: Option<Spans>,
+    /// Where `_meta` is (`None`: not looked for; `Some(None)`: there is none to carry).
+    meta: Option<Option<Range<usize>>>,
+}
+
+impl From<Scan> for Scanned {
+    fn from(scan: Scan) -> Self {
+        Self {
+            retry: scan.retry,
+            spans: scan.spans,
+            meta: Some(scan.meta),
+        }
+    }
 }
 
 impl Params {
     /// Params as a message carried them (a JSON object's text, or absent).
-    pub(crate) fn from_raw(raw: Option<&RawValue>) -> Self {
+    pub(crate) fn from_raw(raw: Option<&str>) -> Self {
         Self::scanned(raw, None)
     }
 
+    /// Params as [`decode_borrowed`](crate::jsonrpc::decode_borrowed) found them: when the
+    /// one pass over the message read them, what it found in them is kept, and nothing reads
+    /// them again.
+    pub(crate) fn from_found(found: Option<Found<'_>>) -> Self {
+        match found {
+            None => Self::default(),
+            Some(Found { text, scan }) => Self::scanned(Some(text), scan.map(Scanned::from)),
+        }
+    }
+
     /// Raw params, with what a read of them already found.
-    fn scanned(raw: Option<&RawValue>, scanned: Option<Scanned>) -> Self {
+    fn scanned(raw: Option<&str>, scanned: Option<Scanned>) -> Self {
         Self {
             repr: raw.map_or(Repr::Absent, |raw| {
-                Repr::Raw(SharedText::from(raw.get()), scanned)
+                Repr::Raw(SharedText::from(raw), scanned)
             }),
         }
     }
@@ -150,7 +175,7 @@ impl Params {
         Self {
             repr: match &self.repr {
                 Repr::Absent => Repr::Absent,
-                Repr::Raw(raw, retry) => Repr::Raw(raw.clone(), *retry),
+                Repr::Raw(raw, scanned) => Repr::Raw(raw.clone(), scanned.clone()),
                 Repr::Value(v) => Repr::Value(v.clone()),
             },
         }
@@ -167,13 +192,12 @@ impl Params {
     pub(crate) fn raw_meta(&mut self) -> Option<RawMeta> {
         match &mut self.repr {
             Repr::Absent => None,
+            Repr::Raw(raw, Some(Scanned { meta: Some(at), .. })) => RawMeta::at(raw, at.clone()?),
             Repr::Raw(raw, scanned) => {
                 let scan = crate::raw_meta::scan(raw);
-                *scanned = Some(Scanned {
-                    retry: scan.retry,
-                    spans: scan.spans,
-                });
-                scan.meta
+                let meta = scan.meta(raw);
+                *scanned = Some(scan.into());
+                meta
             }
             Repr::Value(v) => RawMeta::from_map(v.get("_meta")?.as_object()?),
         }
@@ -184,7 +208,7 @@ impl Params {
     pub fn meta(&self) -> Option<Meta> {
         match &self.repr {
             Repr::Absent => None,
-            Repr::Raw(raw, _) => crate::raw_meta::scan(raw).meta?.into_parsed(),
+            Repr::Raw(raw, _) => crate::raw_meta::scan(raw).meta(raw)?.into_parsed(),
             Repr::Value(v) => v.get("_meta")?.as_object().cloned(),
         }
     }
@@ -248,9 +272,14 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 #[cfg(feature = "http")]
 impl Peeked {
     /// The params these were read from, which then need no scan to tell a retry.
-    pub(crate) fn params(&self, raw: Option<&RawValue>) -> Params {
+    pub(crate) fn params(&self, raw: Option<&str>) -> Params {
         let retry = self.input_responses || self.request_state;
-        Params::scanned(raw, Some(Scanned { retry, spans: None }))
+        let scanned = Scanned {
+            retry,
+            spans: None,
+            meta: None,
+        };
+        Params::scanned(raw, Some(scanned))
     }
 }
 
@@ -266,7 +295,7 @@ mod tests {
     use super::*;
 
     fn raw(text: &str) -> Params {
-        Params::from_raw(Some(&RawValue::from_string(text.to_owned()).unwrap()))
+        Params::from_raw(Some(text))
     }
 
     /// `may_be_a_retry` may say yes wrongly, never no wrongly: a member as written, a member
@@ -296,7 +325,7 @@ mod tests {
             #[cfg(feature = "http")]
             {
                 let raw = RawValue::from_string(text.to_owned()).unwrap();
-                let peeked = peek(Some(&raw)).params(Some(&raw));
+                let peeked = peek(Some(&raw)).params(Some(raw.get()));
                 assert_eq!(peeked.may_be_a_retry(), retry, "{text} (peeked)");
             }
         }

@@ -132,12 +132,12 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
         };
         match crate::jsonrpc::decode_borrowed(bytes) {
             Ok(Borrowed::Request { id, method, params }) => {
-                let params = Params::from_raw(params);
+                let params = Params::from_found(params);
                 let answer = dispatch::handle_request(origin(), id, method, params).await;
                 Some(answer.line)
             }
             Ok(Borrowed::Notification { method, params }) => {
-                let params = Params::from_raw(params);
+                let params = Params::from_found(params);
                 dispatch::handle_notification(origin(), method, params).await;
                 None
             }

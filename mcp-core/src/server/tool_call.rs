@@ -128,7 +128,7 @@ mod tests {
     use super::*;
 
     fn params(text: &str) -> Params {
-        Params::from_raw(Some(&RawValue::from_string(text.to_owned()).unwrap()))
+        Params::from_raw(Some(text))
     }
 
     /// Params whose members the `_meta` scan recorded, as the engine hands them on.

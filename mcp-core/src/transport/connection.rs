@@ -372,15 +372,15 @@ impl<S: Send + Sync + 'static> Conn<S> {
             Ok(Borrowed::Request { id, method, params }) => Some(Work::Request {
                 id,
                 method,
-                params: Params::from_raw(params),
+                params: Params::from_found(params),
             }),
             Ok(Borrowed::Notification { method, params }) => {
                 if method == "notifications/cancelled" {
-                    self.cancel(params);
+                    self.cancel(params.as_ref().map(|p| p.text));
                 }
                 Some(Work::Notification {
                     method,
-                    params: Params::from_raw(params),
+                    params: Params::from_found(params),
                 })
             }
             Ok(Borrowed::Response { id, outcome }) => {
@@ -485,9 +485,9 @@ impl<S: Send + Sync + 'static> Conn<S> {
     }
 
     /// `notifications/cancelled`: abort the named request; it gets no answer.
-    fn cancel(&self, params: Option<&serde_json::value::RawValue>) {
+    fn cancel(&self, params: Option<&str>) {
         let Some(raw) = params else { return };
-        let Ok(p) = serde_json::from_str::<CancelledNotificationParams>(raw.get()) else {
+        let Ok(p) = serde_json::from_str::<CancelledNotificationParams>(raw) else {
             return;
         };
         let Some(id) = p.request_id else { return };

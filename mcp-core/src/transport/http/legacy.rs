@@ -141,7 +141,11 @@ async fn handle<S: Send + Sync + 'static>(
             let timeout = shared.config.request_timeout;
             if tokio::time::timeout(
                 timeout,
-                dispatch::handle_notification(origin, method, Params::from_raw(params.as_deref())),
+                dispatch::handle_notification(
+                    origin,
+                    method,
+                    Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
+                ),
             )
             .await
             .is_err()
@@ -244,7 +248,7 @@ async fn run_request<S: Send + Sync + 'static>(
             origin,
             request_id,
             method,
-            Params::from_raw(params.as_deref()),
+            Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
         )
         .await
     });
@@ -287,7 +291,7 @@ async fn initialize<S: Send + Sync + 'static>(
         origin,
         id.clone(),
         method,
-        Params::from_raw(params.as_deref()),
+        Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
     );
     let Ok(answer) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {
         let e = McpError::internal("initialize ran past the request timeout");

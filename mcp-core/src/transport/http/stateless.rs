@@ -245,7 +245,7 @@ pub(crate) fn post<S: Send + Sync + 'static>(
             let http = http.clone();
             // `_meta`, its envelope and whether this is a retry were read by the peek: the
             // engine reads none of them again.
-            let params = peeked.params(params.as_deref());
+            let params = peeked.params(params.as_deref().map(serde_json::value::RawValue::get));
             let read = dispatch::Read {
                 meta: peeked.meta,
                 envelope: Some(envelope),
@@ -277,7 +277,7 @@ async fn notified<S: Send + Sync + 'static>(
     let handled = dispatch::handle_notification(
         origin(&server, &sink, http),
         method,
-        Params::from_raw(params.as_deref()),
+        Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
     );
     if super::lazy_timeout::timeout(limit, handled).await.is_none() {
         tracing::warn!("a notification handler ran past the request timeout");
