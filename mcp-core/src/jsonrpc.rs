@@ -14,6 +14,7 @@
 //! `params` as an object), so it is refused as the wrong params for the method: `-32602`.
 //! Absent `params` reads as `{}`.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -198,11 +199,11 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
     Ok(match interpret(fields)? {
         Decoded::Request { id, method, params } => Message::Request {
             id,
-            method,
+            method: method.into_owned(),
             params: params.map(ToOwned::to_owned),
         },
         Decoded::Notification { method, params } => Message::Notification {
-            method,
+            method: method.into_owned(),
             params: params.map(ToOwned::to_owned),
         },
         Decoded::Response { id, outcome } => Message::Response { id, outcome },
@@ -219,11 +220,11 @@ pub(crate) enum Decoded<P> {
     /// As [`Message::Request`].
     Request {
         id: RequestId,
-        method: String,
+        method: Method,
         params: Option<P>,
     },
     /// As [`Message::Notification`].
-    Notification { method: String, params: Option<P> },
+    Notification { method: Method, params: Option<P> },
     /// As [`Message::Response`].
     Response {
         id: RequestId,
@@ -251,6 +252,35 @@ pub(crate) fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>, DecodeError>
         }),
     };
     interpret(fields)
+}
+
+/// A method's name: the names of the MCP methods a server is sent most are not copied.
+pub(crate) type Method = Cow<'static, str>;
+
+/// The methods read as [`Method::Borrowed`].
+const KNOWN_METHODS: [&str; 14] = [
+    "tools/call",
+    "tools/list",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/get",
+    "prompts/list",
+    "completion/complete",
+    "ping",
+    "initialize",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "subscriptions/listen",
+];
+
+/// `name` as a [`Method`].
+fn method_name(name: &str) -> Method {
+    match KNOWN_METHODS.iter().find(|known| **known == name) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(name.to_owned()),
+    }
 }
 
 /// The envelope's members as written, whoever read them.
@@ -378,12 +408,12 @@ fn interpret<P: ParamsText>(env: Fields<'_, P>) -> Result<Decoded<P>, DecodeErro
             .strip_prefix('"')
             .and_then(|m| m.strip_suffix('"'))
             .filter(|m| !m.contains('\\'));
-        let method: String = match plain {
-            Some(method) => method.to_owned(),
-            None => serde_json::from_str(raw_method).map_err(|_| DecodeError {
+        let method: Method = match plain {
+            Some(method) => method_name(method),
+            None => Cow::Owned(serde_json::from_str(raw_method).map_err(|_| DecodeError {
                 notification,
                 ..invalid(id.clone(), "Invalid request: method must be a string")
-            })?,
+            })?),
         };
         // See the module docs: absent or an object; an array is -32602, anything else -32600.
         let params = match env.params {

@@ -22,6 +22,7 @@ pub mod frontmatter;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod input;
+mod json_string;
 pub mod jsonrpc;
 mod lines;
 pub mod lowlevel;

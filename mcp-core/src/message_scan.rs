@@ -10,6 +10,7 @@
 
 use std::ops::Range;
 
+use crate::json_string::plain_run;
 use crate::raw_meta::{Finder, Scan};
 
 /// How deep values may nest before the pass leaves the message to serde (whose limit is 128).
@@ -295,35 +296,6 @@ impl Scanner<'_> {
     }
 }
 
-/// How many bytes of `bytes` come before the first quote, backslash or control character (all
-/// of them when there is none): eight at a time, as serde does it.
-fn plain_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
-    let mut at = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(chunk);
-        let v = u64::from_le_bytes(eight);
-        let quote = v ^ (ONES * u64::from(b'"'));
-        let backslash = v ^ (ONES * u64::from(b'\\'));
-        // The highest bit of each byte that is below 0x20, or equal to either: exact for the
-        // first such byte (a borrow only runs into the bytes above it).
-        let found = (v.wrapping_sub(ONES * 0x20) & !v
-            | quote.wrapping_sub(ONES) & !quote
-            | backslash.wrapping_sub(ONES) & !backslash)
-            & HIGH;
-        if found != 0 {
-            return at + (found.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    at + bytes[at..]
-        .iter()
-        .position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f))
-        .unwrap_or(bytes.len() - at)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,34 +423,6 @@ mod tests {
         assert!(by_pass(&deep).is_none());
         let shallow = format!(r#"{{"id":{}1{}}}"#, "[".repeat(60), "]".repeat(60));
         assert!(agrees(&shallow));
-    }
-
-    #[test]
-    fn a_plain_run_stops_where_a_byte_by_byte_look_stops() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..50_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = (seed % 40) as usize;
-            let bytes: Vec<u8> = (0..len)
-                .map(|i| {
-                    let r = (seed >> (i % 56)) as u8;
-                    match r % 11 {
-                        0 => b'"',
-                        1 => b'\\',
-                        2 => r % 0x20,
-                        3 => 0x80 | r,
-                        _ => b'a' + r % 26,
-                    }
-                })
-                .collect();
-            let naive = bytes
-                .iter()
-                .position(|b| *b == b'"' || *b == b'\\' || *b < 0x20)
-                .unwrap_or(len);
-            assert_eq!(plain_run(&bytes), naive, "{bytes:?}");
-        }
     }
 
     /// Random texts near JSON: every one the pass reads, serde reads the same way.

@@ -43,17 +43,28 @@ pub(crate) fn walk(params: &str, mut each: impl FnMut(Range<usize>, Range<usize>
 
 /// Where the top-level members of an object's text are, as one [`walk`] found them, so the
 /// next reader of the same text (the `_meta` scan first, then `tools/call`) walks nothing.
-/// Holds at most [`Spans::CAPACITY`] members.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Spans {
+/// Holds at most `N` members (by default 4: a `tools/call` has two or three, `name`,
+/// `arguments` and `_meta`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Spans<const N: usize = 4> {
     len: u8,
     /// Name start and end, value start and end.
-    at: [[u16; 4]; Spans::CAPACITY],
+    at: [[u16; 4]; N],
 }
 
-impl Spans {
-    /// Members recorded at most (a `tools/call` has two or three: `name`, `arguments`, `_meta`).
-    pub(crate) const CAPACITY: usize = 4;
+impl<const N: usize> Default for Spans<N> {
+    fn default() -> Self {
+        Self {
+            len: 0,
+            at: [[0; 4]; N],
+        }
+    }
+}
+
+impl<const N: usize> Spans<N> {
+    /// Members recorded at most.
+    #[cfg(test)]
+    pub(crate) const CAPACITY: usize = N;
 
     /// Records a member; `false` when full (or the member ends past 64 KiB).
     pub(crate) fn push(&mut self, key: &Range<usize>, value: &Range<usize>) -> bool {
@@ -65,6 +76,19 @@ impl Spans {
         *slot = [key.start as u16, key.end as u16, value.start as u16, end];
         self.len += 1;
         true
+    }
+
+    /// The value of the member named `name` (unquoted, without escapes), in `text` (the text
+    /// the members were found in).
+    pub(crate) fn value_of<'a>(&self, text: &'a str, name: &str) -> Option<&'a str> {
+        let bytes = text.as_bytes();
+        let [_, _, vs, ve] = self.at[..usize::from(self.len)]
+            .iter()
+            .find(|[ks, ke, ..]| {
+                bytes.get(usize::from(*ks) + 1..usize::from(*ke).saturating_sub(1))
+                    == Some(name.as_bytes())
+            })?;
+        text.get(usize::from(*vs)..usize::from(*ve))
     }
 
     /// Calls `each` with every member recorded, as [`members`] would for `text` (the text they

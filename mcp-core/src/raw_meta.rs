@@ -33,7 +33,7 @@ impl RawMeta {
     /// `_meta` written as `text`; `None` unless it is a JSON object (anything else counts as no
     /// `_meta`, as when it is read into a [`Meta`]).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn new(text: Box<RawValue>) -> Option<Self> {
+    pub(crate) fn new(text: &RawValue) -> Option<Self> {
         Self::from_text(SharedText::from(text.get()))
     }
 
@@ -91,7 +91,7 @@ impl RawMeta {
 pub(crate) fn object_meta<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<RawMeta>, D::Error> {
-    Ok(Option::<Box<RawValue>>::deserialize(d)?.and_then(RawMeta::new))
+    Ok(Option::<&RawValue>::deserialize(d)?.and_then(RawMeta::new))
 }
 
 /// Reads `params._meta` from the text of a message's params, which must be valid JSON (`None`
@@ -319,7 +319,7 @@ mod tests {
                 assert_eq!(recorded, walked, "{params}");
                 recorded_all += 1;
             } else {
-                assert!(walked.len() > Spans::CAPACITY, "{params}");
+                assert!(walked.len() > Spans::<4>::CAPACITY, "{params}");
             }
         }
         assert!(found > 1_000, "only {found} params had a _meta object");

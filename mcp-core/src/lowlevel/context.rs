@@ -19,7 +19,7 @@ use crate::types::{
 /// Everything known about one inbound message, shared by its contexts.
 pub(crate) struct CallInfo<S> {
     pub(crate) id: Option<RequestId>,
-    pub(crate) method: String,
+    pub(crate) method: crate::jsonrpc::Method,
     /// `params._meta`, parsed the first time someone asks.
     pub(crate) meta: Option<crate::raw_meta::RawMeta>,
     pub(crate) era: Era,
@@ -38,6 +38,10 @@ pub(crate) struct CallInfo<S> {
     /// the handler runs, when the request is a retry or the server seals its state; boxed, as
     /// most requests have none).
     pub(crate) round: std::sync::OnceLock<Box<crate::lowlevel::round::Round>>,
+    /// The params of a 2026 request that is no retry, to a server that seals states: kept
+    /// (shared, not copied) in case the handler asks for input and the state it seals has to
+    /// be bound to them. Such a request needs no `round`.
+    pub(crate) kept: std::sync::OnceLock<crate::shared_text::SharedText>,
     /// A result field the handler supplied already encoded (see `RequestContext::splice`).
     pub(crate) spliced: std::sync::OnceLock<(&'static str, Arc<serde_json::value::RawValue>)>,
     /// Fired when the request is cancelled (see `RequestContext::cancelled`).
@@ -66,6 +70,7 @@ impl<S> CallInfo<S> {
             sink: self.sink.clone(),
             http: self.http.clone(),
             round: Default::default(),
+            kept: Default::default(),
             spliced: Default::default(),
             cancel: Default::default(),
             last_progress: Default::default(),

@@ -82,7 +82,7 @@ pub(crate) struct Read {
 pub(crate) async fn handle_request<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
     id: RequestId,
-    method: String,
+    method: crate::jsonrpc::Method,
     mut params: Params,
 ) -> Answer {
     let read = Read {
@@ -97,7 +97,7 @@ pub(crate) async fn handle_request<S: Send + Sync + 'static>(
 pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
     id: RequestId,
-    method: String,
+    method: crate::jsonrpc::Method,
     params: Params,
     read: Read,
 ) -> Answer {
@@ -165,7 +165,7 @@ type Started<S> = (
 fn start_request<S: Send + Sync + 'static>(
     origin: &Origin<'_, S>,
     id: &RequestId,
-    method: String,
+    method: crate::jsonrpc::Method,
     params: Params,
     read: Read,
 ) -> Result<Started<S>, Answer> {
@@ -261,12 +261,12 @@ fn ensure_result_type(value: &mut Value) {
 /// Serves one notification (never answered; failures are logged).
 pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
     origin: Origin<'_, S>,
-    method: String,
+    method: crate::jsonrpc::Method,
     mut params: Params,
 ) {
     let meta = params.raw_meta();
     let span = CallSpan::notification(&method, &params, meta.as_ref());
-    if let (Some(session), "notifications/initialized") = (origin.session, method.as_str()) {
+    if let (Some(session), "notifications/initialized") = (origin.session, &*method) {
         session.mark_initialized_notified();
     }
     // A notification is never answered: inside a 2025 session its 2026 envelope (if any) is
@@ -290,12 +290,12 @@ pub(crate) async fn handle_notification<S: Send + Sync + 'static>(
         Ok(Err(e)) => {
             span.failed(e.code());
             let _in = span.span().enter();
-            tracing::warn!(method, error = %e, "notification handler failed");
+            tracing::warn!(method = &*method, error = %e, "notification handler failed");
         }
         Err(panic) => {
             span.failed(crate::error::codes::INTERNAL_ERROR);
             let _in = span.span().enter();
-            tracing::error!(method, panic, "notification handler panicked");
+            tracing::error!(method = &*method, panic, "notification handler panicked");
         }
     }
 }
@@ -330,9 +330,9 @@ fn next<S: Send + Sync + 'static>(index: usize) -> Next<S> {
 fn classify<S: Send + Sync + 'static>(
     origin: &Origin<'_, S>,
     id: &RequestId,
-    method: String,
+    method: crate::jsonrpc::Method,
     read: Read,
-) -> Result<CallInfo<S>, (String, McpError)> {
+) -> Result<CallInfo<S>, (crate::jsonrpc::Method, McpError)> {
     let Read { meta, envelope } = read;
     let initialized = origin.session.filter(|s| s.is_initialized());
     if let Some(session) = initialized.filter(|_| era::carries_modern_envelope(meta.as_ref())) {
@@ -353,7 +353,7 @@ fn classify<S: Send + Sync + 'static>(
     match envelope {
         Some(Err(e)) => Err((method, e)),
         Some(Ok(env)) => {
-            if REMOVED_IN_MODERN.contains(&method.as_str()) {
+            if REMOVED_IN_MODERN.contains(&&*method) {
                 let e = McpError::method_not_found(&method);
                 return Err((method, e));
             }
@@ -376,7 +376,7 @@ fn classify<S: Send + Sync + 'static>(
             Ok(session_call(origin, Some(id.clone()), method, meta))
         }
         None if initialized.is_some() => {
-            if MODERN_ONLY.contains(&method.as_str()) {
+            if MODERN_ONLY.contains(&&*method) {
                 let e = McpError::method_not_found(&method);
                 return Err((method, e));
             }
@@ -402,7 +402,7 @@ fn classify<S: Send + Sync + 'static>(
 fn modern_call<S>(
     origin: &Origin<'_, S>,
     id: Option<RequestId>,
-    method: String,
+    method: crate::jsonrpc::Method,
     meta: Option<RawMeta>,
     env: era::RequestEnvelope,
 ) -> CallInfo<S> {
@@ -420,6 +420,7 @@ fn modern_call<S>(
         sink: origin.sink.clone(),
         http: origin.http.clone(),
         round: Default::default(),
+        kept: Default::default(),
         spliced: Default::default(),
         cancel: Default::default(),
         last_progress: Default::default(),
@@ -430,7 +431,7 @@ fn modern_call<S>(
 fn session_call<S>(
     origin: &Origin<'_, S>,
     id: Option<RequestId>,
-    method: String,
+    method: crate::jsonrpc::Method,
     meta: Option<RawMeta>,
 ) -> CallInfo<S> {
     let session = origin.session;
@@ -452,6 +453,7 @@ fn session_call<S>(
         sink: origin.sink.clone(),
         http: origin.http.clone(),
         round: Default::default(),
+        kept: Default::default(),
         spliced: Default::default(),
         cancel: Default::default(),
         last_progress: Default::default(),
@@ -467,7 +469,7 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
     let Incoming { info, params } = msg;
     let server = info.server.clone();
     let Some(ctx) = RequestContext::new(info.clone()) else {
-        if let Some(handler) = server.server.notifications.get(&info.method) {
+        if let Some(handler) = server.server.notifications.get(&*info.method) {
             handler(NotificationContext { info }, params).await?;
         }
         return Ok(Reply::Value(Value::Null));
@@ -478,7 +480,7 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
     let handler = server
         .server
         .requests
-        .get(&info.method)
+        .get(&*info.method)
         .ok_or_else(|| McpError::method_not_found(&info.method))?;
     if info.method == "logging/setLevel" {
         let p: SetLevelRequestParams = params.decode()?;
@@ -492,12 +494,20 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
             .map_err(|e| url::for_client(e, &ctx));
     }
     let sealer = server.server.sealer.as_ref();
-    // A request that is no retry, to a server that seals nothing, has no round to keep.
-    if INPUT_METHODS.contains(&info.method.as_str())
-        && (sealer.is_some() || params.may_be_a_retry())
-    {
-        let round = Round::begin(&info.method, &params, sealer, caller(&info))?;
-        let _ = info.round.set(Box::new(round));
+    // A request that is no retry, to a server that seals nothing, has no round to keep; to
+    // one that seals, only its params (their text, shared).
+    if INPUT_METHODS.contains(&&*info.method) {
+        let retry = params.may_be_a_retry();
+        match params.shared_text() {
+            Some(text) if !retry && sealer.is_some() => {
+                let _ = info.kept.set(text);
+            }
+            _ if retry || sealer.is_some() => {
+                let round = Round::begin(&info.method, &params, sealer, caller(&info))?;
+                let _ = info.round.set(Box::new(round));
+            }
+            _ => {}
+        }
     }
     let reply = match handler(ctx.clone(), params).await {
         Ok(reply) => reply,
@@ -528,7 +538,7 @@ fn paused<S: Send + Sync + 'static>(
         return Err(e);
     }
     let paused = e.into_input_required()?;
-    if !INPUT_METHODS.contains(&info.method.as_str()) {
+    if !INPUT_METHODS.contains(&&*info.method) {
         return Err(McpError::internal(format!(
             "{} asked the client for input; only tools/call, prompts/get and resources/read may",
             info.method
@@ -542,12 +552,22 @@ fn paused<S: Send + Sync + 'static>(
 /// Seals an `input_required` result's state (when the server seals and the round began) and
 /// stamps the 2026 envelope.
 fn seal_and_stamp<S>(info: &CallInfo<S>, value: &mut Value) -> Result<(), McpError> {
-    if let (true, Some(sealer), Some(round)) = (
+    if let (true, Some(sealer)) = (
         value.get("resultType") == Some(&Value::from("input_required")),
         info.server.server.sealer.as_ref(),
-        info.round.get(),
     ) {
-        round.seal(sealer, &info.method, value)?;
+        match (info.round.get(), info.kept.get()) {
+            (Some(round), _) => round.seal(sealer, &info.method, value)?,
+            (None, Some(text)) => {
+                let params = Params::from_shared(text.clone());
+                Round::begin(&info.method, &params, Some(sealer), caller(info))?.seal(
+                    sealer,
+                    &info.method,
+                    value,
+                )?;
+            }
+            (None, None) => {}
+        }
     }
     let id = info.id.clone().unwrap_or(RequestId::Number(0));
     stamp_modern(&info.server.server, &info.method, &id, value);

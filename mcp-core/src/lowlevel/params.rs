@@ -161,6 +161,21 @@ impl Params {
         }
     }
 
+    /// Raw params whose text is `text` (kept from a request; see `CallInfo::kept`).
+    pub(crate) fn from_shared(text: SharedText) -> Self {
+        Self {
+            repr: Repr::Raw(text, None),
+        }
+    }
+
+    /// The raw text of these params, shared (`None` when they are absent or a value).
+    pub(crate) fn shared_text(&self) -> Option<SharedText> {
+        match &self.repr {
+            Repr::Raw(raw, _) => Some(raw.clone()),
+            _ => None,
+        }
+    }
+
     /// `part` (text read out of these params, by [`members`](Self::members)) kept: a piece of
     /// the raw text it is in, shared, or a copy when it is not in it.
     pub(crate) fn keep(&self, part: &str) -> SharedText {

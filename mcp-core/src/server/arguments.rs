@@ -1,9 +1,8 @@
 //! [`Arguments`]: a `tools/call`'s arguments as a tool's handler takes them.
 
-use std::ops::Range;
-
 use serde_json::Value;
 
+use crate::object_text::Spans;
 use crate::shared_text::SharedText;
 use crate::types::JsonObject;
 
@@ -26,15 +25,20 @@ use crate::types::JsonObject;
 /// ```
 pub struct Arguments(Repr);
 
+/// Arguments read straight from the client's text at most (more are checked against the
+/// schema first).
+const MEMBERS: usize = 8;
+
 enum Repr {
     /// Checked against the tool's schema and read into a map.
     Object(JsonObject),
     /// The text of a JSON object whose members each name a parameter, once and without
     /// escapes (`None`: no `arguments` member), shared with the call that read it; `members`
-    /// holds each one's name (unquoted) and value as ranges of `text`.
+    /// holds where each one is in `text` (a tool of more than [`MEMBERS`] parameters, or
+    /// arguments past 64 KiB, are checked against the schema instead).
     Text {
         text: Option<SharedText>,
-        members: Vec<(Range<usize>, Range<usize>)>,
+        members: Spans<MEMBERS>,
     },
 }
 
@@ -51,34 +55,29 @@ impl Arguments {
     /// is one of `parameters` (each at most once, its name without escapes): `None` otherwise,
     /// or when the text is not an object. Such a call is decoded straight from the text.
     pub(crate) fn text(written: Option<SharedText>, parameters: &[Box<str>]) -> Option<Self> {
+        let mut members = Spans::default();
         let Some(text) = written else {
             return Some(Self(Repr::Text {
                 text: None,
-                members: Vec::new(),
+                members,
             }));
         };
-        let base = text.as_ptr() as usize;
-        let offset = |part: &str| part.as_ptr() as usize - base;
-        let mut members: Vec<(Range<usize>, Range<usize>)> = Vec::with_capacity(parameters.len());
-        let mut fits = true;
-        crate::object_text::members(&text, |quoted, value| {
-            let name = quoted
-                .get(1..quoted.len().saturating_sub(1))
-                .unwrap_or("\\");
-            let known = !name.contains('\\') && parameters.iter().any(|p| **p == *name);
-            let again = members
-                .iter()
-                .any(|(n, _)| text.get(n.clone()) == Some(name));
-            if !known || again {
+        let bytes = text.as_bytes();
+        let mut fits = parameters.len() <= MEMBERS;
+        // Which parameters were seen (there are at most `MEMBERS`).
+        let mut seen = 0u32;
+        crate::object_text::walk(&text, |key, value| {
+            let name = bytes.get(key.start + 1..key.end.saturating_sub(1));
+            let index = name.and_then(|name| match name.contains(&b'\\') {
+                true => None,
+                false => parameters.iter().position(|p| p.as_bytes() == name),
+            });
+            let Some(bit) = index.and_then(|i| 1u32.checked_shl(i as u32)) else {
                 fits = false;
                 return;
-            }
-            let name_at = offset(name);
-            let value_at = offset(value);
-            members.push((
-                name_at..name_at + name.len(),
-                value_at..value_at + value.len(),
-            ));
+            };
+            fits &= seen & bit == 0 && members.push(&key, &value);
+            seen |= bit;
         })?;
         fits.then(|| {
             Self(Repr::Text {
@@ -98,13 +97,7 @@ impl Arguments {
         match &mut self.0 {
             Repr::Object(map) => Slot::Value(crate::members::take(map, name)),
             Repr::Text { text, members } => {
-                let text = text.as_deref().unwrap_or_default();
-                Slot::Text(
-                    members
-                        .iter()
-                        .find(|(n, _)| text.get(n.clone()) == Some(name))
-                        .and_then(|(_, value)| text.get(value.clone())),
-                )
+                Slot::Text(members.value_of(text.as_deref().unwrap_or_default(), name))
             }
         }
     }

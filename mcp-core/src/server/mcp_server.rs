@@ -603,8 +603,12 @@ fn encoded(result: &CallToolResult) -> Result<Reply, McpError> {
     if result.meta.is_some() {
         return Ok(Reply::Value(serde_json::to_value(result)?));
     }
+    let text = match super::result_text::text_blocks(result) {
+        Some(text) => text,
+        None => serde_json::to_string(result)?,
+    };
     Ok(Reply::Encoded(Encoded {
-        text: serde_json::to_string(result)?,
+        text,
         is_error: result.is_error,
     }))
 }

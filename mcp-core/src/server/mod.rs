@@ -15,6 +15,7 @@ mod prompts;
 mod registration;
 mod registry;
 mod resources;
+mod result_text;
 mod schema;
 mod skills;
 mod state;

@@ -248,11 +248,11 @@ async fn next_frame<R: AsyncRead + Unpin>(
 enum Work {
     Request {
         id: RequestId,
-        method: String,
+        method: crate::jsonrpc::Method,
         params: Params,
     },
     Notification {
-        method: String,
+        method: crate::jsonrpc::Method,
         params: Params,
     },
 }
@@ -427,7 +427,7 @@ impl<S: Send + Sync + 'static> Conn<S> {
     async fn spawn_request(
         self: &Arc<Self>,
         id: RequestId,
-        method: String,
+        method: crate::jsonrpc::Method,
         params: Params,
         permit: OwnedSemaphorePermit,
         alone: bool,

@@ -143,7 +143,7 @@ async fn handle<S: Send + Sync + 'static>(
                 timeout,
                 dispatch::handle_notification(
                     origin,
-                    method,
+                    method.into(),
                     Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
                 ),
             )
@@ -247,7 +247,7 @@ async fn run_request<S: Send + Sync + 'static>(
         dispatch::handle_request(
             origin,
             request_id,
-            method,
+            method.into(),
             Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
         )
         .await
@@ -290,7 +290,7 @@ async fn initialize<S: Send + Sync + 'static>(
     let handshake = dispatch::handle_request(
         origin,
         id.clone(),
-        method,
+        method.into(),
         Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
     );
     let Ok(answer) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {

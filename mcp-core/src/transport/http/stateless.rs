@@ -257,7 +257,8 @@ pub(crate) fn post<S: Send + Sync + 'static>(
                 None,
                 move |sink| async move {
                     let origin = origin(&server, &sink, http);
-                    dispatch::handle_read_request(origin, request_id, method, params, read).await
+                    dispatch::handle_read_request(origin, request_id, method.into(), params, read)
+                        .await
                 },
             ))
         }
@@ -276,7 +277,7 @@ async fn notified<S: Send + Sync + 'static>(
     let sink = crate::lowlevel::Sink::discard();
     let handled = dispatch::handle_notification(
         origin(&server, &sink, http),
-        method,
+        method.into(),
         Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
     );
     if super::lazy_timeout::timeout(limit, handled).await.is_none() {
