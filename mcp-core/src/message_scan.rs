@@ -45,61 +45,40 @@ pub(crate) fn scan(text: &str) -> Option<Envelope<'_>> {
     };
     let mut env = Envelope::default();
     s.space();
-    s.eat(b'{').then_some(())?;
-    s.space();
-    if !s.eat(b'}') {
-        loop {
-            let key = s.string()?;
-            if key.escaped {
-                return None;
-            }
-            let name = &s.bytes[key.range.start + 1..key.range.end - 1];
-            s.space();
-            s.eat(b':').then_some(())?;
-            s.space();
-            let start = s.at;
-            let slot = match name {
-                b"jsonrpc" => &mut env.jsonrpc,
-                b"id" => &mut env.id,
-                b"method" => &mut env.method,
-                b"result" => &mut env.result,
-                b"error" => &mut env.error,
-                b"params" => {
-                    if env.params.is_some() {
-                        return None;
-                    }
-                    let scan = match s.peek() {
-                        Some(b'{') => Some(s.members(0)?),
-                        _ => {
-                            s.value(0)?;
-                            None
-                        }
-                    };
-                    let text = text.get(start..s.at)?;
-                    env.params = Some(Found { text, scan });
-                    if s.next_member()? {
-                        continue;
-                    }
-                    break;
-                }
-                _ => {
-                    s.value(0)?;
-                    if s.next_member()? {
-                        continue;
-                    }
-                    break;
-                }
-            };
-            if slot.is_some() {
-                return None;
-            }
-            s.value(0)?;
-            *slot = Some(text.get(start..s.at)?);
-            if !s.next_member()? {
-                break;
-            }
+    s.object(|s, key| {
+        if key.escaped {
+            return None;
         }
-    }
+        let start = s.at;
+        let slot = match &s.bytes[key.range.start + 1..key.range.end - 1] {
+            b"jsonrpc" => &mut env.jsonrpc,
+            b"id" => &mut env.id,
+            b"method" => &mut env.method,
+            b"result" => &mut env.result,
+            b"error" => &mut env.error,
+            b"params" if env.params.is_none() => {
+                let scan = match s.peek() {
+                    Some(b'{') => Some(s.members(0)?),
+                    _ => {
+                        s.value(0)?;
+                        None
+                    }
+                };
+                let text = text.get(start..s.at)?;
+                env.params = Some(Found { text, scan });
+                return Some(());
+            }
+            // Written twice: serde says what is wrong.
+            b"params" => return None,
+            _ => return s.value(0),
+        };
+        if slot.is_some() {
+            return None;
+        }
+        s.value(0)?;
+        *slot = Some(text.get(start..s.at)?);
+        Some(())
+    })?;
     s.space();
     (s.at == s.bytes.len()).then_some(env)
 }
@@ -134,44 +113,49 @@ impl Scanner<'_> {
         ate
     }
 
-    /// After a member: `true` when another follows (its comma eaten), `false` at the closing
-    /// brace (eaten), `None` for anything else.
-    fn next_member(&mut self) -> Option<bool> {
-        self.space();
-        if self.eat(b',') {
-            self.space();
-            return Some(true);
+    /// The object at the cursor: `member` is given each member's name and reads its value
+    /// (the cursor is at the value).
+    fn object(&mut self, mut member: impl FnMut(&mut Self, Str) -> Option<()>) -> Option<()> {
+        if !self.eat(b'{') {
+            return None;
         }
-        self.eat(b'}').then_some(false)
+        self.space();
+        if self.eat(b'}') {
+            return Some(());
+        }
+        loop {
+            let key = self.string()?;
+            self.space();
+            if !self.eat(b':') {
+                return None;
+            }
+            self.space();
+            member(self, key)?;
+            self.space();
+            if self.eat(b',') {
+                self.space();
+                continue;
+            }
+            return self.eat(b'}').then_some(());
+        }
     }
 
     /// The object at the cursor, its members given to a [`Finder`] (offsets from its `{`).
     fn members(&mut self, depth: u32) -> Option<Scan> {
         let start = self.at;
+        // From the `{` on: the offsets are from there.
+        let params = self.text.get(start..)?;
         let mut finder = Finder::default();
-        self.at += 1;
-        self.space();
-        if !self.eat(b'}') {
-            loop {
-                let key = self.string()?;
-                self.space();
-                if !self.eat(b':') {
-                    return None;
-                }
-                self.space();
-                let value_start = self.at;
-                self.value(depth + 1)?;
-                // From the `{` on: the offsets are from there.
-                finder.member(
-                    self.text.get(start..)?,
-                    key.range.start - start..key.range.end - start,
-                    value_start - start..self.at - start,
-                );
-                if !self.next_member()? {
-                    break;
-                }
-            }
-        }
+        self.object(|s, key| {
+            let value_start = s.at;
+            s.value(depth + 1)?;
+            finder.member(
+                params,
+                key.range.start - start..key.range.end - start,
+                value_start - start..s.at - start,
+            );
+            Some(())
+        })?;
         Some(finder.finish(true))
     }
 
@@ -180,25 +164,7 @@ impl Scanner<'_> {
         match self.peek()? {
             b'"' => self.string().map(drop),
             b'{' | b'[' if depth >= DEPTH => None,
-            b'{' => {
-                self.at += 1;
-                self.space();
-                if self.eat(b'}') {
-                    return Some(());
-                }
-                loop {
-                    self.string()?;
-                    self.space();
-                    if !self.eat(b':') {
-                        return None;
-                    }
-                    self.space();
-                    self.value(depth + 1)?;
-                    if !self.next_member()? {
-                        return Some(());
-                    }
-                }
-            }
+            b'{' => self.object(|s, _| s.value(depth + 1)),
             b'[' => {
                 self.at += 1;
                 self.space();
@@ -469,7 +435,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let (mut read, mut tried) = (0, 0);
+        let (mut read, mut left) = (0, 0);
         for _ in 0..200_000 {
             let mut text = String::from("{");
             let len = next() % 24;
@@ -479,10 +445,11 @@ mod tests {
             if next() % 2 == 0 {
                 text.push('}');
             }
-            tried += 1;
             if by_pass(&text).is_some() {
                 read += 1;
                 assert!(agrees(&text));
+            } else {
+                left += 1;
             }
             // Valid messages with random params, too.
             let params = &text[1..];
@@ -498,6 +465,9 @@ mod tests {
             }
         }
         // The generator reaches both sides.
-        assert!(read > 1_000 && read < 2 * tried, "{read} of {tried}");
+        assert!(
+            read > 1_000 && left > 1_000,
+            "{read} read, {left} left to serde"
+        );
     }
 }
