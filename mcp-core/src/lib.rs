@@ -34,6 +34,7 @@ mod peer;
 mod percent;
 mod random_id;
 mod raw_meta;
+mod request_id;
 pub mod request_state;
 pub mod server;
 mod shared_text;

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Meta;
-use crate::jsonrpc::RequestId;
+use crate::request_id::RequestId;
 
 /// Params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
