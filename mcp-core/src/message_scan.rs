@@ -83,6 +83,16 @@ pub(crate) fn scan(text: &str) -> Option<Envelope<'_>> {
     (s.at == s.bytes.len()).then_some(env)
 }
 
+/// The longest `_meta` text a thread keeps (longer ones are read each time): a bound on the
+/// memory the cache holds.
+const META_KEPT: usize = 2048;
+
+thread_local! {
+    /// The last `_meta` object the pass read on this thread, as written (see
+    /// [`Scanner::meta_value`]); empty before the first.
+    static LAST_META: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 struct Scanner<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -148,7 +158,13 @@ impl Scanner<'_> {
         let mut finder = Finder::default();
         self.object(|s, key| {
             let value_start = s.at;
-            s.value(depth + 1)?;
+            let meta = !key.escaped
+                && s.bytes.get(key.range.start + 1..key.range.end - 1) == Some(b"_meta");
+            if meta {
+                s.meta_value(depth + 1)?;
+            } else {
+                s.value(depth + 1)?;
+            }
             finder.member(
                 params,
                 key.range.start - start..key.range.end - start,
@@ -157,6 +173,32 @@ impl Scanner<'_> {
             Some(())
         })?;
         Some(finder.finish(true))
+    }
+
+    /// Passes the `_meta` value at the cursor. A client sends the same `_meta` with every
+    /// request in the 2026 era (its version and capabilities), so the text of the last object
+    /// this thread passed there is kept: when the value starts with exactly that text it is
+    /// the same object, already known to be JSON (an object ends at its own `}`, and it sits at
+    /// the same depth), and the pass steps over it.
+    fn meta_value(&mut self, depth: u32) -> Option<()> {
+        let rest = self.bytes.get(self.at..)?;
+        let known = LAST_META.with_borrow(|last| {
+            (!last.is_empty() && rest.starts_with(last.as_bytes())).then_some(last.len())
+        });
+        if let Some(len) = known {
+            self.at += len;
+            return Some(());
+        }
+        let start = self.at;
+        self.value(depth)?;
+        if self.bytes.get(start) == Some(&b'{') && self.at - start <= META_KEPT {
+            let text = self.text.get(start..self.at)?;
+            LAST_META.with_borrow_mut(|last| {
+                last.clear();
+                last.push_str(text);
+            });
+        }
+        Some(())
     }
 
     /// Passes the value at the cursor.
@@ -389,6 +431,42 @@ mod tests {
         assert!(by_pass(&deep).is_none());
         let shallow = format!(r#"{{"id":{}1{}}}"#, "[".repeat(60), "]".repeat(60));
         assert!(agrees(&shallow));
+    }
+
+    /// A `_meta` written as the last one is stepped over, and gives what reading it gives;
+    /// text after it that is not JSON is still refused.
+    #[test]
+    fn a_repeated_meta_is_stepped_over_and_still_checked_around() {
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","k":[1,{"x":null}]}"#;
+        let call = |meta: &str, tail: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{meta}{tail}}}}}"#)
+        };
+        for _ in 0..3 {
+            let text = call(meta, r#","a":1"#);
+            assert!(agrees(&text), "{text:?}");
+            LAST_META.with_borrow(|last| assert_eq!(last, meta));
+            let params = scan(&text).and_then(|e| e.params).expect("params");
+            let at = params.scan.and_then(|s| s.meta).expect("a _meta");
+            assert_eq!(&params.text[at], meta);
+        }
+        // The kept text is a prefix of these values, or of the text at `_meta`: each is
+        // refused as serde refuses it.
+        for text in [
+            call(meta, "x"),
+            call(&format!("{meta}1"), ""),
+            call(meta, r#","a":}"#),
+            call(&meta[..meta.len() - 1], ""),
+        ] {
+            assert!(by_pass(&text).is_none(), "{text:?}");
+            assert!(by_serde(&text).is_none(), "{text:?}");
+        }
+        // Another `_meta` is read in full, and kept in its place.
+        let other = r#"{"b":"\u00e9"}"#;
+        assert!(agrees(&call(other, "")));
+        LAST_META.with_borrow(|last| assert_eq!(last, other));
+        let long = format!(r#"{{"pad":"{}"}}"#, "x".repeat(META_KEPT));
+        assert!(agrees(&call(&long, "")));
+        LAST_META.with_borrow(|last| assert_eq!(last, other));
     }
 
     /// Random texts near JSON: every one the pass reads, serde reads the same way.
