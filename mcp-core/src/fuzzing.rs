@@ -11,11 +11,15 @@ use crate::lowlevel::round::Round;
 use crate::lowlevel::Params;
 use crate::request_state::{KeyRing, Sealer};
 
-/// The JSON-RPC decoder and era detection: decoding never panics, a decoded request's params
-/// are an object or absent, the engine's scan for `params._meta` agrees with serde's reading,
-/// and an envelope is validated without panicking.
+/// The JSON-RPC decoder and era detection: decoding never panics, the engine's one pass over
+/// the message (`jsonrpc::decode_borrowed`) reads exactly what serde reads (the same message,
+/// or the same error), a decoded request's params are an object or absent, the engine's scan
+/// for `params._meta` agrees with serde's reading, and an envelope is validated without
+/// panicking.
 pub fn decode_message(data: &[u8]) {
-    match jsonrpc::decode(data) {
+    let decoded = jsonrpc::decode(data);
+    assert_eq!(one_pass_reading(data), serde_reading(&decoded));
+    match decoded {
         Ok(Message::Request { params, .. }) | Ok(Message::Notification { params, .. }) => {
             if let Some(raw) = &params {
                 assert!(raw.get().starts_with('{'), "params must be an object");
@@ -38,6 +42,47 @@ pub fn decode_message(data: &[u8]) {
         Ok(Message::Response { .. }) => {}
         Err(e) => assert!(matches!(e.error.code(), -32700 | -32600 | -32602)),
     }
+}
+
+/// What the engine's decode read, as text: the message's kind, id, method and params (or
+/// outcome), or the error it answers.
+fn one_pass_reading(data: &[u8]) -> String {
+    match jsonrpc::decode_borrowed(data) {
+        Ok(jsonrpc::Decoded::Request { id, method, params }) => {
+            format!("request {id:?} {method} {:?}", params.map(|p| p.text))
+        }
+        Ok(jsonrpc::Decoded::Notification { method, params }) => {
+            format!("notification {method} {:?}", params.map(|p| p.text))
+        }
+        Ok(jsonrpc::Decoded::Response { id, outcome }) => format!("response {id:?} {outcome:?}"),
+        Err(e) => format!("error {e:?}"),
+    }
+}
+
+/// [`one_pass_reading`] of what serde read.
+fn serde_reading(decoded: &Result<Message, jsonrpc::DecodeError>) -> String {
+    match decoded {
+        Ok(Message::Request { id, method, params }) => {
+            format!(
+                "request {id:?} {method} {:?}",
+                params.as_deref().map(|p| p.get())
+            )
+        }
+        Ok(Message::Notification { method, params }) => {
+            format!(
+                "notification {method} {:?}",
+                params.as_deref().map(|p| p.get())
+            )
+        }
+        Ok(Message::Response { id, outcome }) => format!("response {id:?} {outcome:?}"),
+        Err(e) => format!("error {e:?}"),
+    }
+}
+
+/// The engine's decode, as the engine runs it (the one pass, and serde where it does not
+/// apply): whether `data` is a message. For the decode bench (`bench/benches/engine.rs`).
+pub fn decode_in_one_pass(data: &[u8]) -> bool {
+    jsonrpc::decode_borrowed(data).is_ok()
 }
 
 /// The built-in JSON Schema validator: the first line is a schema, the rest a value (both

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
+#[cfg(any(feature = "http", test))]
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -53,6 +54,7 @@ impl From<Scan> for Scanned {
 
 impl Params {
     /// Params as a message carried them (a JSON object's text, or absent).
+    #[cfg(any(feature = "http", feature = "fuzzing", test))]
     pub(crate) fn from_raw(raw: Option<&str>) -> Self {
         Self::scanned(raw, None)
     }
