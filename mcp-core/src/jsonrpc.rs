@@ -449,21 +449,28 @@ pub fn encode_result<R: Serialize + ?Sized>(id: &RequestId, result: &R) -> Strin
     })
 }
 
-/// Encodes a result response whose result is the compact JSON object `result` with `members`
-/// (encoded `"key":value` pairs, comma-separated; empty for none) written before its closing
-/// brace: the 2026 stamp around an encoded result, in one buffer, nothing parsed.
-pub(crate) fn encode_result_with_members(id: &RequestId, result: &str, members: &str) -> String {
-    let body = result.strip_suffix('}').unwrap_or(result);
-    let mut out = String::with_capacity(body.len() + members.len() + 48);
+/// Encodes a result response whose result is the compact JSON object written in the pieces
+/// of `result`, with `members` (encoded `"key":value` pairs, comma-separated; empty for none)
+/// written before its closing brace: the 2026 stamp around an encoded result, in one buffer,
+/// nothing parsed.
+pub(crate) fn encode_result_with_members(id: &RequestId, result: &[&str], members: &str) -> String {
+    let (last, first) = result.split_last().unwrap_or((&"{}", &[]));
+    let last = last.strip_suffix('}').unwrap_or(last);
+    let body = first.iter().map(|p| p.len()).sum::<usize>() + last.len();
+    let mut out = String::with_capacity(body + members.len() + 48);
     out.push_str(r#"{"jsonrpc":"2.0","id":"#);
     match id {
         RequestId::Number(n) => push_integer(&mut out, *n),
         RequestId::String(_) => out.push_str(&to_string(id)),
     }
     out.push_str(r#","result":"#);
-    out.push_str(body);
+    for piece in first {
+        out.push_str(piece);
+    }
+    out.push_str(last);
     if !members.is_empty() {
-        if body.len() > 1 {
+        // `{` alone is an object without members.
+        if body > 1 {
             out.push(',');
         }
         out.push_str(members);
@@ -532,7 +539,7 @@ mod tests {
     #[test]
     fn integer_ids_are_written_as_json_numbers() {
         for n in [0, 7, -1, 10, 1_000_000, i64::MAX, i64::MIN] {
-            let line = encode_result_with_members(&RequestId::Number(n), "{}", "");
+            let line = encode_result_with_members(&RequestId::Number(n), &["{}"], "");
             assert_eq!(
                 line,
                 format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#)
@@ -544,17 +551,22 @@ mod tests {
     fn members_are_written_into_empty_and_filled_results() {
         let n = RequestId::Number(-7);
         assert_eq!(
-            encode_result_with_members(&n, "{}", r#""a":1"#),
+            encode_result_with_members(&n, &["{}"], r#""a":1"#),
             r#"{"jsonrpc":"2.0","id":-7,"result":{"a":1}}"#
         );
         let s = RequestId::String("q\"1".into());
         assert_eq!(
-            encode_result_with_members(&s, r#"{"x":[]}"#, r#""a":1,"b":{}"#),
+            encode_result_with_members(&s, &[r#"{"x":[]}"#], r#""a":1,"b":{}"#),
             r#"{"jsonrpc":"2.0","id":"q\"1","result":{"x":[],"a":1,"b":{}}}"#
         );
         assert_eq!(
-            encode_result_with_members(&n, r#"{"x":[]}"#, ""),
+            encode_result_with_members(&n, &[r#"{"x":"#, "[]", "}"], ""),
             r#"{"jsonrpc":"2.0","id":-7,"result":{"x":[]}}"#
+        );
+        // A result in pieces (a prebuilt member's value between them).
+        assert_eq!(
+            encode_result_with_members(&n, &[r#"{"x":"#, "[1]", "}"], r#""a":1"#),
+            r#"{"jsonrpc":"2.0","id":-7,"result":{"x":[1],"a":1}}"#
         );
     }
 }

@@ -42,8 +42,6 @@ pub(crate) struct CallInfo<S> {
     /// (shared, not copied) in case the handler asks for input and the state it seals has to
     /// be bound to them. Such a request needs no `round`.
     pub(crate) kept: std::sync::OnceLock<crate::shared_text::SharedText>,
-    /// A result field the handler supplied already encoded (see `RequestContext::splice`).
-    pub(crate) spliced: std::sync::OnceLock<(&'static str, Arc<serde_json::value::RawValue>)>,
     /// Fired when the request is cancelled (see `RequestContext::cancelled`).
     pub(crate) cancel: super::cancel::CancelSignal,
     /// The last progress value sent (notifications must increase).
@@ -71,7 +69,6 @@ impl<S> CallInfo<S> {
             http: self.http.clone(),
             round: Default::default(),
             kept: Default::default(),
-            spliced: Default::default(),
             cancel: Default::default(),
             last_progress: Default::default(),
         };
@@ -267,17 +264,11 @@ impl<S: Send + Sync + 'static> RequestContext<S> {
         self.info.server.server.events.publish(event)
     }
 
-    /// Supplies result field `field` already encoded, for a large result that never changes
-    /// between calls (the high-level `tools/list`): the engine writes `raw` into the answer
-    /// instead of cloning and re-serializing a value tree. Only taken when no middleware is
-    /// installed (middleware must see the whole result); returns whether it was taken, and if
-    /// not the handler returns the field in its value as usual.
-    pub(crate) fn splice(
-        &self,
-        field: &'static str,
-        raw: Arc<serde_json::value::RawValue>,
-    ) -> bool {
-        self.info.server.middleware().is_empty() && self.info.spliced.set((field, raw)).is_ok()
+    /// Whether no middleware will see this request's result: a handler may then answer with
+    /// a result encoded before the request came (the high-level `tools/list`), which no
+    /// middleware could read without parsing it again.
+    pub(crate) fn unobserved(&self) -> bool {
+        self.info.server.middleware().is_empty()
     }
 
     /// Ends this request's SSE stream now, on the 2025 HTTP transport: the request goes on, and

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use tracing::Instrument as _;
@@ -20,7 +19,6 @@ use crate::error::McpError;
 use crate::jsonrpc::{self, RequestId};
 use crate::lowlevel::{
     CallInfo, Incoming, Next, NotificationContext, Params, RequestContext, Session, SessionHook,
-    CACHEABLE_METHODS,
 };
 use crate::raw_meta::RawMeta;
 use crate::types::{
@@ -107,22 +105,24 @@ pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
     };
     let outcome = run.await;
     match &outcome {
-        Ok(Ok(Reply::Value(value))) => {
-            span.succeeded(value.get("isError") == Some(&Value::Bool(true)))
-        }
-        Ok(Ok(Reply::Encoded(encoded))) => span.succeeded(encoded.is_error),
+        Ok(Ok(reply)) => span.succeeded(reply.is_error()),
         Ok(Err(e)) => span.failed(e.code()),
         Err(_) => span.failed(crate::error::codes::INTERNAL_ERROR),
     }
+    // The 2026 envelope, encoded once at start, is written around an encoded result (one
+    // reaches this point only when its method has such an envelope: see `innermost`).
+    let tail = || match info.era {
+        Era::Modern => origin.server.stamp_tail(&info.method).unwrap_or_default(),
+        Era::Legacy => "",
+    };
     let line = match outcome {
-        // The 2026 envelope, encoded once at start, written around the result.
-        Ok(Ok(Reply::Encoded(encoded))) => jsonrpc::encode_result_with_members(
+        Ok(Ok(Reply::Encoded(encoded))) => {
+            jsonrpc::encode_result_with_members(&id, &[&encoded.text], tail())
+        }
+        Ok(Ok(Reply::Prebuilt { field, value })) => jsonrpc::encode_result_with_members(
             &id,
-            &encoded.text,
-            match info.era {
-                Era::Modern => origin.server.stamp_tail(),
-                Era::Legacy => "",
-            },
+            &["{\"", field, "\":", value.get(), "}"],
+            tail(),
         ),
         Ok(Ok(Reply::Value(mut value))) => {
             if info.era == Era::Modern {
@@ -130,17 +130,7 @@ pub(crate) async fn handle_read_request<S: Send + Sync + 'static>(
                 // 2026 result always says what it is.
                 ensure_result_type(&mut value);
             }
-            match info.spliced.get() {
-                Some((field, raw)) => jsonrpc::encode_result(
-                    &id,
-                    &Spliced {
-                        value: &value,
-                        field,
-                        raw,
-                    },
-                ),
-                None => jsonrpc::encode_result(&id, &value),
-            }
+            jsonrpc::encode_result(&id, &value)
         }
         Ok(Err(e)) => return Answer::error(Some(&id), &info.method, &e, origin.surface_internal),
         Err(panic) => {
@@ -216,29 +206,6 @@ fn start_request<S: Send + Sync + 'static>(
     let handler = CatchUnwind::new(instrument(run, &span));
     let detach = Detach::new(handler, info.clone(), grace);
     Ok((span, info, detach))
-}
-
-/// A result object with one field written from already-encoded JSON.
-struct Spliced<'a> {
-    value: &'a Value,
-    field: &'a str,
-    raw: &'a RawValue,
-}
-
-impl serde::Serialize for Spliced<'_> {
-    fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry(self.field, self.raw)?;
-        if let Value::Object(fields) = self.value {
-            for (k, v) in fields {
-                if k != self.field {
-                    map.serialize_entry(k, v)?;
-                }
-            }
-        }
-        map.end()
-    }
 }
 
 fn ensure_result_type(value: &mut Value) {
@@ -421,7 +388,6 @@ fn modern_call<S>(
         http: origin.http.clone(),
         round: Default::default(),
         kept: Default::default(),
-        spliced: Default::default(),
         cancel: Default::default(),
         last_progress: Default::default(),
     }
@@ -454,7 +420,6 @@ fn session_call<S>(
         http: origin.http.clone(),
         round: Default::default(),
         kept: Default::default(),
-        spliced: Default::default(),
         cancel: Default::default(),
         last_progress: Default::default(),
     }
@@ -514,10 +479,10 @@ pub(crate) async fn innermost<S: Send + Sync + 'static>(
         Err(e) => return paused(e, &ctx, &info).map(Reply::Value),
     };
     let mut value = match reply {
-        Reply::Encoded(encoded) if stamps_plainly(&info.method) => {
-            return Ok(Reply::Encoded(encoded))
-        }
-        other => other.into_value(),
+        Reply::Value(value) => value,
+        // Stamped when it is written, unless its method's stamp is not the same every time.
+        encoded if server.stamp_tail(&info.method).is_some() => return Ok(encoded),
+        encoded => encoded.into_value(),
     };
     seal_and_stamp(&info, &mut value)?;
     Ok(Reply::Value(value))
@@ -572,12 +537,6 @@ fn seal_and_stamp<S>(info: &CallInfo<S>, value: &mut Value) -> Result<(), McpErr
     let id = info.id.clone().unwrap_or(RequestId::Number(0));
     stamp_modern(&info.server.server, &info.method, &id, value);
     Ok(())
-}
-
-/// Whether a 2026 result of `method` is stamped with the fixed envelope alone (`resultType`
-/// and serverInfo; no cache hints, no subscription id).
-fn stamps_plainly(method: &str) -> bool {
-    !CACHEABLE_METHODS.contains(&method) && method != "subscriptions/listen"
 }
 
 /// The result of [`innermost`] as the value a middleware sees: stamped for 2026.

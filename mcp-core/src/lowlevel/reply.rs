@@ -2,6 +2,9 @@
 //! encoded once (the high-level `tools/call`), which reaches the wire without a `Value` ever
 //! being built unless a middleware asks to see it.
 
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// A handler's result.
@@ -11,6 +14,14 @@ pub(crate) enum Reply {
     Value(Value),
     /// A result object encoded once, with neither `resultType` nor `_meta` of its own.
     Encoded(Encoded),
+    /// A result object of one member whose value was encoded before the request came (the
+    /// whole `tools/list` page, encoded once per change): written into the answer as it is.
+    Prebuilt {
+        /// The member's name (plain: written between quotes as it is).
+        field: &'static str,
+        /// Its value.
+        value: Arc<RawValue>,
+    },
 }
 
 /// A result object encoded once.
@@ -31,6 +42,19 @@ impl Reply {
             Self::Encoded(encoded) => {
                 serde_json::from_str(&encoded.text).unwrap_or(Value::Object(Default::default()))
             }
+            Self::Prebuilt { field, value } => {
+                let value = serde_json::from_str(value.get()).unwrap_or(Value::Null);
+                Value::Object([(field.to_owned(), value)].into_iter().collect())
+            }
+        }
+    }
+
+    /// A tool result with `isError: true` (for the span).
+    pub(crate) fn is_error(&self) -> bool {
+        match self {
+            Self::Value(value) => value.get("isError") == Some(&Value::Bool(true)),
+            Self::Encoded(encoded) => encoded.is_error,
+            Self::Prebuilt { .. } => false,
         }
     }
 }

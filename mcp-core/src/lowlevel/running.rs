@@ -27,6 +27,9 @@ pub struct RunningServer<S> {
     /// The members every plain 2026 result ends with (`resultType` and the serverInfo
     /// `_meta`), encoded once at start.
     stamp_tail: String,
+    /// The same for each cacheable method (its cache hints too), in `CACHEABLE_METHODS`'
+    /// order.
+    cacheable_tails: Vec<String>,
     /// The last 2026 envelope read, reused while clients repeat it.
     pub(crate) envelopes: crate::era::EnvelopeCache,
 }
@@ -52,12 +55,26 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
             "name": server.info.name,
             "version": server.info.version,
         });
-        let stamp_tail = format!(
-            r#""resultType":"complete","_meta":{{"{}":{identity}}}"#,
+        let meta = format!(
+            r#""_meta":{{"{}":{identity}}}"#,
             crate::era::META_SERVER_INFO
         );
+        let stamp_tail = format!(r#""resultType":"complete",{meta}"#);
+        // As `stamp::stamp_modern` adds them to a result that has none of them.
+        let cacheable_tails = crate::era::CACHEABLE_METHODS
+            .iter()
+            .map(|method| {
+                let hint = server.cache_hints.get(*method).copied().unwrap_or_default();
+                let scope = serde_json::to_string(&hint.scope).unwrap_or_default();
+                format!(
+                    r#""resultType":"complete","ttlMs":{},"cacheScope":{scope},{meta}"#,
+                    hint.ttl_ms
+                )
+            })
+            .collect();
         Ok(Arc::new(Self {
             stamp_tail,
+            cacheable_tails,
             envelopes: Default::default(),
             capabilities: server.capabilities(),
             middleware: server.middleware.clone().into(),
@@ -150,9 +167,20 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
         }
     }
 
-    /// See the field.
-    pub(crate) fn stamp_tail(&self) -> &str {
-        &self.stamp_tail
+    /// The members a complete 2026 result of `method` ends with (`resultType`, the cache
+    /// hints of a cacheable method, the serverInfo `_meta`), encoded once at start. `None` for
+    /// `subscriptions/listen`, whose stamp carries the request's id.
+    pub(crate) fn stamp_tail(&self, method: &str) -> Option<&str> {
+        if method == "subscriptions/listen" {
+            return None;
+        }
+        let cacheable = crate::era::CACHEABLE_METHODS
+            .iter()
+            .position(|m| *m == method);
+        Some(match cacheable {
+            Some(at) => &self.cacheable_tails[at],
+            None => &self.stamp_tail,
+        })
     }
 
     pub(crate) fn middleware(&self) -> &Arc<[Arc<dyn Middleware<S>>]> {

@@ -19,7 +19,7 @@ use crate::error::{echo_capped, restore_written_integers, McpError};
 use crate::events::{Event, EventBus};
 use crate::lowlevel::reply::{Encoded, Reply};
 use crate::lowlevel::IntoServer;
-use crate::lowlevel::{erase_request, Params, RequestContext, Server};
+use crate::lowlevel::{Params, RequestContext, Server};
 use crate::types::*;
 
 /// The high-level MCP server.
@@ -558,13 +558,14 @@ fn install_tools<S: Send + Sync + 'static>(
     tasks: &Arc<super::tasks::Tasks>,
 ) {
     let reg = registry.clone();
+    // Not `erase_request`: the whole list is answered with the page encoded when it changed.
     server.set_request_handler(
         "tools/list",
-        erase_request(move |ctx: RequestContext<S>, p: PaginatedRequestParams| {
-            let page = reg.list(ctx.era(), p.cursor.as_deref(), |raw| {
-                ctx.splice("tools", raw)
-            });
-            async move { page }
+        Arc::new(move |ctx: RequestContext<S>, params: Params| {
+            let page = params
+                .decode::<PaginatedRequestParams>()
+                .and_then(|p| reg.list(ctx.era(), p.cursor.as_deref(), ctx.unobserved()));
+            Box::pin(std::future::ready(page))
         }),
     );
     let (reg, all_tasks) = (registry.clone(), tasks.clone());

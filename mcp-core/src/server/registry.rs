@@ -15,6 +15,7 @@ use super::tool::ToolDef;
 use crate::era::Era;
 use crate::error::{echo_capped, McpError};
 use crate::events::{BusCell, Event};
+use crate::lowlevel::reply::Reply;
 use crate::lowlevel::ParamHeaderTable;
 use crate::name_map::NameMap;
 
@@ -274,22 +275,25 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 
     /// One page of `tools/list` for `era`, from the prebuilt page. The whole list (no page
-    /// size, no cursor) is offered to `splice` already encoded; if it takes it, the result
-    /// carries no `tools` value of its own.
+    /// size, no cursor) is answered with the page as it was encoded when `prebuilt` (no
+    /// middleware will read the result), as a value otherwise.
     pub(crate) fn list(
         &self,
         era: Era,
         cursor: Option<&str>,
-        splice: impl FnOnce(Arc<RawValue>) -> bool,
-    ) -> Result<Value, McpError> {
+        prebuilt: bool,
+    ) -> Result<Reply, McpError> {
         let size = self.page_len();
         let lists = self.read().lists();
         let (page, raw) = match era {
-            Era::Modern => (&lists.modern_page, lists.modern_raw.clone()),
-            Era::Legacy => (&lists.legacy_page, lists.legacy_raw.clone()),
+            Era::Modern => (&lists.modern_page, &lists.modern_raw),
+            Era::Legacy => (&lists.legacy_page, &lists.legacy_raw),
         };
-        if cursor.is_none() && size >= page.len() && splice(raw) {
-            return Ok(Value::Object(serde_json::Map::new()));
+        if cursor.is_none() && size >= page.len() && prebuilt {
+            return Ok(Reply::Prebuilt {
+                field: "tools",
+                value: raw.clone(),
+            });
         }
         let key = |i: usize| page[i]["name"].as_str().unwrap_or_default().to_owned();
         let (range, next) = page_bounds(page.len(), size, cursor, key)?;
@@ -297,7 +301,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         if let Some(next) = next {
             result["nextCursor"] = Value::String(next);
         }
-        Ok(result)
+        Ok(Reply::Value(result))
     }
 
     /// One page of `items` (a resource, template or prompt list) and the cursor of the next
