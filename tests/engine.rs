@@ -1129,3 +1129,81 @@ async fn debug_output_names_the_table_and_the_request_never_the_state_or_params(
         .starts_with("RequestContext"));
     client.close().await;
 }
+
+/// Double a number.
+#[modelctx::tool]
+fn double(
+    /// The number.
+    n: i64,
+) -> i64 {
+    n * 2
+}
+
+/// Say it back.
+#[modelctx::tool]
+fn say(
+    /// What to say, "quoted" or not.
+    text: String,
+) -> String {
+    text
+}
+
+/// A whole `tools/list` is written from the page encoded when the tools changed, with the
+/// 2026 stamp (its cache hints included) encoded at start; with a middleware installed it is
+/// a value the middleware sees, stamped as a value. Both give the same answer, member for
+/// member and in the same order, on both wires.
+#[tokio::test]
+async fn a_whole_tools_list_reads_the_same_with_and_without_a_middleware() {
+    let build = |watched: bool| {
+        let mut server = McpServer::new("lister")
+            .tool(DoubleTool)
+            .tool(SayTool)
+            .into_server();
+        server.cache_hint("tools/list", CacheHint::public(5_000));
+        if watched {
+            server.middleware(|msg: Incoming, next: Next| async move { next.run(msg).await });
+        }
+        server
+    };
+    let mut answers = Vec::new();
+    for watched in [false, true] {
+        let mut conn = open(build(watched)).await;
+        conn.send_json(&modern(1, "tools/list", json!({})))
+            .await
+            .unwrap();
+        let modern_text = conn.recv().await.expect("a 2026 answer");
+        handshake(&mut conn, "2025-11-25").await;
+        conn.send_json(&request(2, "tools/list", json!({})))
+            .await
+            .unwrap();
+        let legacy_text = conn.recv().await.expect("a 2025 answer");
+        answers.push((modern_text, legacy_text));
+        conn.close().await;
+    }
+    assert_eq!(answers[0], answers[1]);
+    let (modern_text, legacy_text) = &answers[0];
+    let modern: Value = serde_json::from_str(modern_text).unwrap();
+    let result = modern["result"].as_object().expect("a result");
+    let members: Vec<&str> = result.keys().map(String::as_str).collect();
+    assert_eq!(
+        members,
+        ["tools", "resultType", "ttlMs", "cacheScope", "_meta"]
+    );
+    assert_eq!(result["ttlMs"], 5_000);
+    assert_eq!(result["cacheScope"], "public");
+    let names: Vec<&str> = result["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["double", "say"]);
+    let legacy: Value = serde_json::from_str(legacy_text).unwrap();
+    let members: Vec<&String> = legacy["result"]
+        .as_object()
+        .expect("a result")
+        .keys()
+        .collect();
+    assert_eq!(members, ["tools"], "no 2026 stamp on the 2025 wire");
+    assert_eq!(legacy["result"]["tools"].as_array().map(Vec::len), Some(2));
+}

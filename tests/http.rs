@@ -799,6 +799,18 @@ async fn param_headers_notifications_timeouts_and_mounting() {
         (wrong.status, wrong.json()["error"]["code"].clone()),
         (400, json!(-32020))
     );
+    // The arguments' name written with an escape names the same member: still checked.
+    let escaped = call("eu-west").replace(r#""arguments""#, r#""\u0061rguments""#);
+    assert!(escaped.contains("u0061rguments"), "{escaped}");
+    let wrong = send(port, "POST", &h("us-east"), &escaped).await;
+    assert_eq!(
+        (wrong.status, wrong.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+    assert_eq!(
+        send(port, "POST", &h("eu-west"), &escaped).await.status,
+        200
+    );
     let bad_b64 = send(port, "POST", &h("=?base64?ZXUtd2VzdA?="), &call("eu-west")).await;
     assert_eq!(bad_b64.status, 400);
     let missing = send(

@@ -3,8 +3,6 @@
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
-#[cfg(any(feature = "http", test))]
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{echo_capped, restore_written_integers, McpError};
@@ -54,7 +52,7 @@ impl From<Scan> for Scanned {
 
 impl Params {
     /// Params as a message carried them (a JSON object's text, or absent).
-    #[cfg(any(feature = "http", feature = "fuzzing", test))]
+    #[cfg(any(feature = "fuzzing", test))]
     pub(crate) fn from_raw(raw: Option<&str>) -> Self {
         Self::scanned(raw, None)
     }
@@ -170,6 +168,15 @@ impl Params {
         }
     }
 
+    /// The raw text of these params (`None` when they are absent or a value).
+    #[cfg(feature = "http")]
+    pub(crate) fn text(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Raw(raw, _) => Some(raw),
+            _ => None,
+        }
+    }
+
     /// The raw text of these params, shared (`None` when they are absent or a value).
     pub(crate) fn shared_text(&self) -> Option<SharedText> {
         match &self.repr {
@@ -247,8 +254,8 @@ fn invalid_params(e: &serde_json::Error, source: Option<&str>) -> McpError {
     McpError::invalid_params(format!("Invalid params: {}", echo_capped(&reason)))
 }
 
-/// What the transports look at before dispatch (the envelope, the routed name, the arguments),
-/// read in one pass over the raw params.
+/// What the HTTP transport checks against the headers before dispatch (the envelope, the
+/// routed name), read in one pass over the raw params.
 #[cfg(feature = "http")]
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct Peeked {
@@ -268,42 +275,12 @@ pub(crate) struct Peeked {
     /// `tasks/get`, `tasks/update`, `tasks/cancel` (tasks extension): named by their task.
     #[serde(default, rename = "taskId")]
     pub(crate) task_id: Option<Value>,
-    /// Kept as text: parsed only for a tool that mirrors arguments into headers.
-    #[serde(default)]
-    pub(crate) arguments: Option<Box<RawValue>>,
-    /// Present, with any value (`null` included: a retry's checks refuse some), in a retry of
-    /// a request that asked for input.
-    #[serde(default, rename = "inputResponses", deserialize_with = "present")]
-    input_responses: bool,
-    /// As `input_responses`.
-    #[serde(default, rename = "requestState", deserialize_with = "present")]
-    request_state: bool,
-}
-
-/// `true` for a member that is there, whatever its value.
-#[cfg(feature = "http")]
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    <serde::de::IgnoredAny as serde::Deserialize>::deserialize(d).map(|_| true)
-}
-
-#[cfg(feature = "http")]
-impl Peeked {
-    /// The params these were read from, which then need no scan to tell a retry.
-    pub(crate) fn params(&self, raw: Option<&str>) -> Params {
-        let retry = self.input_responses || self.request_state;
-        let scanned = Scanned {
-            retry,
-            spans: None,
-            meta: None,
-        };
-        Params::scanned(raw, Some(scanned))
-    }
 }
 
 /// Reads [`Peeked`] from raw params (empty when absent or not an object).
 #[cfg(feature = "http")]
-pub(crate) fn peek(raw: Option<&RawValue>) -> Peeked {
-    raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+pub(crate) fn peek(raw: Option<&str>) -> Peeked {
+    raw.and_then(|raw| serde_json::from_str(raw).ok())
         .unwrap_or_default()
 }
 
@@ -317,7 +294,8 @@ mod tests {
 
     /// `may_be_a_retry` may say yes wrongly, never no wrongly: a member as written, a member
     /// spelled with `\u` escapes; the same answer whether or not `_meta` was scanned first,
-    /// and when the HTTP peek read the params.
+    /// and when the one pass over a whole message found the params (as both transports
+    /// read them).
     #[test]
     fn a_retry_is_never_missed() {
         for (text, retry) in [
@@ -339,12 +317,11 @@ mod tests {
             let mut scanned = raw(text);
             let _ = scanned.raw_meta();
             assert_eq!(scanned.may_be_a_retry(), retry, "{text} (scanned)");
-            #[cfg(feature = "http")]
-            {
-                let raw = RawValue::from_string(text.to_owned()).unwrap();
-                let peeked = peek(Some(&raw)).params(Some(raw.get()));
-                assert_eq!(peeked.may_be_a_retry(), retry, "{text} (peeked)");
-            }
+            let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{text}}}"#);
+            let found = crate::message_scan::scan(&message).and_then(|e| e.params);
+            assert!(found.as_ref().is_some_and(|f| f.scan.is_some()), "{text}");
+            let passed = Params::from_found(found);
+            assert_eq!(passed.may_be_a_retry(), retry, "{text} (one pass)");
         }
         assert!(!Params::default().may_be_a_retry());
         assert!(Params::from_value(serde_json::json!({"requestState": "s"})).may_be_a_retry());

@@ -15,7 +15,7 @@ use super::store::now_ms;
 use crate::era::LEGACY_VERSIONS;
 use crate::error::echo_capped;
 use crate::error::McpError;
-use crate::jsonrpc::{Message, RequestId};
+use crate::jsonrpc::{Decoded, RequestId};
 use crate::lowlevel::dispatch::{self, run_hooks, Origin};
 use crate::lowlevel::{HttpRequest, Params};
 use crate::random_id::random_id;
@@ -25,7 +25,7 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     session_id: Option<&str>,
     http: &Arc<HttpRequest>,
-    message: Message,
+    message: super::Inbound,
 ) -> Response {
     let headers = http.headers();
     if let Some(version) = headers::get(headers, "mcp-protocol-version") {
@@ -48,10 +48,10 @@ pub(crate) async fn post<S: Send + Sync + 'static>(
             Err(e) => return store_failed(e),
         },
         None => match &message {
-            Message::Request { method, .. } if method == "initialize" => {
+            Decoded::Request { method, .. } if method == "initialize" => {
                 return initialize(shared, http, message).await
             }
-            Message::Request { id, .. } => {
+            Decoded::Request { id, .. } => {
                 return error(
                     StatusCode::BAD_REQUEST,
                     Some(id),
@@ -95,10 +95,10 @@ async fn handle<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     session: &Arc<HttpSession>,
     http: &Arc<HttpRequest>,
-    message: Message,
+    message: super::Inbound,
 ) -> Response {
     match message {
-        Message::Response { id, outcome } => {
+        Decoded::Response { id, outcome } => {
             let answer = match &outcome {
                 Ok(result) => crate::jsonrpc::encode_result(&id, result),
                 Err(e) => crate::jsonrpc::encode_error(Some(&id), e),
@@ -118,13 +118,11 @@ async fn handle<S: Send + Sync + 'static>(
             }
             StatusCode::ACCEPTED.into_response()
         }
-        Message::Notification { method, params } => {
+        Decoded::Notification { method, params } => {
             if method == "notifications/cancelled" {
                 let cancelled = params
-                    .as_deref()
-                    .and_then(|raw| {
-                        serde_json::from_str::<CancelledNotificationParams>(raw.get()).ok()
-                    })
+                    .as_ref()
+                    .and_then(|p| p.decode::<CancelledNotificationParams>().ok())
                     .and_then(|p| p.request_id);
                 if let Some(id) = cancelled {
                     session.in_flight.cancel(&id);
@@ -141,11 +139,7 @@ async fn handle<S: Send + Sync + 'static>(
             let timeout = shared.config.request_timeout;
             if tokio::time::timeout(
                 timeout,
-                dispatch::handle_notification(
-                    origin,
-                    method.into(),
-                    Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
-                ),
+                dispatch::handle_notification(origin, method, params.unwrap_or_default()),
             )
             .await
             .is_err()
@@ -154,7 +148,7 @@ async fn handle<S: Send + Sync + 'static>(
             }
             StatusCode::ACCEPTED.into_response()
         }
-        Message::Request { id, method, params } => {
+        Decoded::Request { id, method, params } => {
             run_request(shared, session.clone(), http.clone(), id, method, params).await
         }
     }
@@ -220,8 +214,8 @@ async fn run_request<S: Send + Sync + 'static>(
     session: Arc<HttpSession>,
     http: Arc<HttpRequest>,
     id: RequestId,
-    method: String,
-    params: Option<Box<serde_json::value::RawValue>>,
+    method: crate::jsonrpc::Method,
+    params: Option<Params>,
 ) -> Response {
     let limit = shared.server.server.options.max_in_flight.max(1);
     let entry = match claim(&session, &id, limit, shared.config.request_timeout).await {
@@ -244,13 +238,7 @@ async fn run_request<S: Send + Sync + 'static>(
             surface_internal: server.server.options.surface_internal_errors,
             http: Some(http),
         };
-        dispatch::handle_request(
-            origin,
-            request_id,
-            method.into(),
-            Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
-        )
-        .await
+        dispatch::handle_request(origin, request_id, method, params.unwrap_or_default()).await
     });
     session
         .in_flight
@@ -261,9 +249,9 @@ async fn run_request<S: Send + Sync + 'static>(
 async fn initialize<S: Send + Sync + 'static>(
     shared: &Arc<Shared<S>>,
     http: &Arc<HttpRequest>,
-    message: Message,
+    message: super::Inbound,
 ) -> Response {
-    let Message::Request { id, method, params } = message else {
+    let Decoded::Request { id, method, params } = message else {
         return StatusCode::BAD_REQUEST.into_response();
     };
     let client = client_of(http);
@@ -287,12 +275,8 @@ async fn initialize<S: Send + Sync + 'static>(
         surface_internal: shared.server.server.options.surface_internal_errors,
         http: Some(http.clone()),
     };
-    let handshake = dispatch::handle_request(
-        origin,
-        id.clone(),
-        method.into(),
-        Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
-    );
+    let handshake =
+        dispatch::handle_request(origin, id.clone(), method, params.unwrap_or_default());
     let Ok(answer) = tokio::time::timeout(shared.config.request_timeout, handshake).await else {
         let e = McpError::internal("initialize ran past the request timeout");
         return error(StatusCode::OK, Some(&id), e);

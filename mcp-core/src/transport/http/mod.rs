@@ -54,10 +54,10 @@ pub use store::{EventStore, Replay, SessionRecord, SessionStore, StoreFuture};
 use crate::auth::{Protection, PROTECTED_RESOURCE_PATH};
 use crate::era::LEGACY_VERSIONS;
 use crate::error::McpError;
-use crate::jsonrpc::{self, Message};
+use crate::jsonrpc::{self, Decoded};
 use crate::lowlevel::IntoServer;
 use crate::lowlevel::RunningServer;
-use crate::lowlevel::{peek, HttpRequest, Peeked};
+use crate::lowlevel::{peek, HttpRequest, Params, Peeked};
 
 /// The HTTP endpoint of one running server: both eras, every session.
 ///
@@ -493,14 +493,14 @@ fn after_body<'a, S: Send + Sync + 'static>(
                 let line = jsonrpc::encode_error(None, &e.to_wire(false));
                 return Next::Respond(response::json(StatusCode::NOT_ACCEPTABLE, line));
             }
-            let message = match jsonrpc::decode(body) {
-                Ok(message) => message,
+            let message = match jsonrpc::decode_borrowed(body) {
+                Ok(message) => owned(message),
                 Err(e) => {
                     let line = jsonrpc::encode_error(e.id.as_ref(), &e.error.to_wire(false));
                     return Next::Respond(response::json(StatusCode::BAD_REQUEST, line));
                 }
             };
-            if session_id.is_none() && matches!(message, Message::Response { .. }) {
+            if session_id.is_none() && matches!(message, Decoded::Response { .. }) {
                 let e = McpError::invalid_request(
                     "Invalid request: a response answers a server request of a 2025 session \
                      (send Mcp-Session-Id); the 2026-07-28 wire has no server-to-client requests",
@@ -533,6 +533,28 @@ fn after_body<'a, S: Send + Sync + 'static>(
     }
 }
 
+/// A message read from a request's body: its params are kept as shared text, with what the
+/// one pass over the body found in them (where each member is, `_meta`, whether it may be a
+/// retry), so nothing after the routing reads them again to find those.
+pub(crate) type Inbound = Decoded<Params>;
+
+/// `message` with its params kept (copied once out of the body).
+fn owned(message: jsonrpc::Borrowed<'_>) -> Inbound {
+    let keep = |found| Params::from_found(Some(found));
+    match message {
+        Decoded::Request { id, method, params } => Decoded::Request {
+            id,
+            method,
+            params: params.map(keep),
+        },
+        Decoded::Notification { method, params } => Decoded::Notification {
+            method,
+            params: params.map(keep),
+        },
+        Decoded::Response { id, outcome } => Decoded::Response { id, outcome },
+    }
+}
+
 /// `403` when the token lacks the scopes of the 2026 request named by `Mcp-Method` and
 /// `Mcp-Name` (checked against the body later, so a lie is refused there).
 fn early_scope_check<S: Send + Sync + 'static>(
@@ -560,19 +582,19 @@ fn early_scope_check<S: Send + Sync + 'static>(
 fn scope_check<S: Send + Sync + 'static>(
     shared: &sessions::Shared<S>,
     http: &HttpRequest,
-    message: &Message,
+    message: &Inbound,
 ) -> Option<Response> {
     let protection = http.extensions().get::<Protection>()?;
-    let Message::Request { method, params, .. } = message else {
+    let Decoded::Request { method, params, .. } = message else {
         return None;
     };
-    let peeked = peek(params.as_deref());
-    let target = match method.as_str() {
+    let peeked = peek(params.as_ref().and_then(Params::text));
+    let target = match &**method {
         "resources/read" => peeked.uri.as_ref(),
         _ => peeked.name.as_ref(),
     }
     .and_then(|v| v.as_str());
-    if target.is_none() && NAMED_METHODS.contains(&method.as_str()) {
+    if target.is_none() && NAMED_METHODS.contains(&&**method) {
         // Without a readable target its scopes cannot be checked: refused, never run.
         let e = McpError::invalid_params(format!(
             "Invalid params: {method} must name its {} as a string",
@@ -583,7 +605,7 @@ fn scope_check<S: Send + Sync + 'static>(
             }
         ));
         let id = match message {
-            Message::Request { id, .. } => Some(id),
+            Decoded::Request { id, .. } => Some(id),
             _ => None,
         };
         return Some(response::json(
@@ -699,14 +721,14 @@ async fn collect(mut body: axum::body::Body, limit: usize) -> Result<Bytes, Unre
 fn stateless_peek(
     envelopes: &crate::era::EnvelopeCache,
     newer_header: bool,
-    message: &Message,
+    message: &Inbound,
     in_session: bool,
 ) -> Option<Peeked> {
     let params = match message {
-        Message::Request { params, .. } | Message::Notification { params, .. } => params,
-        Message::Response { .. } => return None,
+        Decoded::Request { params, .. } | Decoded::Notification { params, .. } => params,
+        Decoded::Response { .. } => return None,
     };
-    let mut peeked = peek(params.as_deref());
+    let mut peeked = peek(params.as_ref().and_then(Params::text));
     // Read once here, for the routing, the 2026 checks and the engine.
     peeked.envelope = envelopes.read(peeked.meta.as_ref());
     let has_envelope = peeked.envelope.is_some();

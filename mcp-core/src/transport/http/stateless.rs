@@ -13,7 +13,7 @@ use super::Next;
 use crate::era::{RequestEnvelope, META_PROTOCOL_VERSION, REMOVED_IN_MODERN};
 use crate::error::echo_capped;
 use crate::error::{codes, McpError};
-use crate::jsonrpc::{self, Message, RequestId};
+use crate::jsonrpc::{self, Decoded, RequestId};
 use crate::lowlevel::dispatch::{self, Origin};
 use crate::lowlevel::RunningServer;
 use crate::lowlevel::{HttpRequest, Params, Peeked};
@@ -45,6 +45,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
     known: &Known<'_>,
     method: &str,
     peeked: &mut Peeked,
+    params: Option<&Params>,
 ) -> Result<RequestEnvelope, (StatusCode, McpError)> {
     let bad = |e| (StatusCode::BAD_REQUEST, e);
     let meta = peeked.meta.as_ref();
@@ -119,7 +120,7 @@ pub(crate) fn validate<S: Send + Sync + 'static>(
         }
     }
     if method == "tools/call" {
-        check_param_headers(server, headers, peeked)?;
+        check_param_headers(server, headers, peeked, params)?;
     }
     if REMOVED_IN_MODERN.contains(&method) || !server.server.has_request_handler(method) {
         return Err((StatusCode::NOT_FOUND, McpError::method_not_found(method)));
@@ -132,6 +133,7 @@ fn check_param_headers<S: Send + Sync + 'static>(
     server: &RunningServer<S>,
     headers: &HeaderMap,
     peeked: &Peeked,
+    params: Option<&Params>,
 ) -> Result<(), (StatusCode, McpError)> {
     let Some(tool) = peeked.name.as_ref().and_then(|v| v.as_str()) else {
         return Ok(());
@@ -139,11 +141,19 @@ fn check_param_headers<S: Send + Sync + 'static>(
     let Some(mirrored) = server.server.param_headers.get(tool) else {
         return Ok(());
     };
-    let arguments: serde_json::Value = peeked
-        .arguments
-        .as_ref()
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .unwrap_or_default();
+    // Parsed only for a tool that mirrors arguments into headers.
+    let mut arguments = serde_json::Value::Null;
+    if let Some(params) = params {
+        params.members(|name, value| {
+            // (A name with escapes may spell it too.)
+            let named = name == "\"arguments\""
+                || name.contains('\\')
+                    && serde_json::from_str::<String>(name).is_ok_and(|n| n == "arguments");
+            if named {
+                arguments = serde_json::from_str(value).unwrap_or_default();
+            }
+        });
+    }
     let bad = |m: String| Err((StatusCode::BAD_REQUEST, mismatch(m)));
     for (header, path) in mirrored.iter() {
         let mut value = &arguments;
@@ -199,7 +209,7 @@ pub(crate) struct Post<'a> {
     pub(crate) http: &'a Arc<HttpRequest>,
     /// Its headers the checks read, found once.
     pub(crate) known: &'a Known<'a>,
-    pub(crate) message: Message,
+    pub(crate) message: super::Inbound,
     /// Its params' routed parts (and envelope), read once.
     pub(crate) peeked: Peeked,
 }
@@ -219,7 +229,7 @@ pub(crate) fn post<S: Send + Sync + 'static>(
     } = request;
     let headers = http.headers();
     match message {
-        Message::Response { .. } => {
+        Decoded::Response { .. } => {
             let e = McpError::invalid_request(
                 "Invalid request: a 2026-07-28 client sends no responses",
             );
@@ -228,24 +238,32 @@ pub(crate) fn post<S: Send + Sync + 'static>(
                 jsonrpc::encode_error(None, &e.to_wire(false)),
             ))
         }
-        Message::Notification { method, params } => Next::Later(Box::pin(notified(
+        Decoded::Notification { method, params } => Next::Later(Box::pin(notified(
             server.clone(),
             http.clone(),
             config.request_timeout,
             method,
             params,
         ))),
-        Message::Request { id, method, params } => {
-            let envelope = match validate(server, headers, known, &method, &mut peeked) {
+        Decoded::Request { id, method, params } => {
+            let envelope = match validate(
+                server,
+                headers,
+                known,
+                &method,
+                &mut peeked,
+                params.as_ref(),
+            ) {
                 Ok(envelope) => envelope,
                 Err((status, e)) => return Next::Respond(reply(status, &id, e)),
             };
             let server = server.clone();
             let request_id = id.clone();
             let http = http.clone();
-            // `_meta`, its envelope and whether this is a retry were read by the peek: the
-            // engine reads none of them again.
-            let params = peeked.params(params.as_deref().map(serde_json::value::RawValue::get));
+            // What the one pass over the body found in the params (where each member is,
+            // whether this may be a retry) and the envelope the routing read: the engine
+            // reads none of them again.
+            let params = params.unwrap_or_default();
             let read = dispatch::Read {
                 meta: peeked.meta,
                 envelope: Some(envelope),
@@ -257,8 +275,7 @@ pub(crate) fn post<S: Send + Sync + 'static>(
                 None,
                 move |sink| async move {
                     let origin = origin(&server, &sink, http);
-                    dispatch::handle_read_request(origin, request_id, method.into(), params, read)
-                        .await
+                    dispatch::handle_read_request(origin, request_id, method, params, read).await
                 },
             ))
         }
@@ -271,14 +288,14 @@ async fn notified<S: Send + Sync + 'static>(
     server: Arc<RunningServer<S>>,
     http: Arc<HttpRequest>,
     limit: std::time::Duration,
-    method: String,
-    params: Option<Box<serde_json::value::RawValue>>,
+    method: jsonrpc::Method,
+    params: Option<Params>,
 ) -> Response {
     let sink = crate::lowlevel::Sink::discard();
     let handled = dispatch::handle_notification(
         origin(&server, &sink, http),
-        method.into(),
-        Params::from_raw(params.as_deref().map(serde_json::value::RawValue::get)),
+        method,
+        params.unwrap_or_default(),
     );
     if super::lazy_timeout::timeout(limit, handled).await.is_none() {
         tracing::warn!("a notification handler ran past the request timeout");
