@@ -206,16 +206,26 @@ pub fn http_headers(data: &[u8]) {
             headers.append(name, value);
         }
     }
-    let Ok(Message::Request { method, params, .. }) = jsonrpc::decode(body.as_bytes()) else {
+    // As the endpoint reads a body: the one pass, the params kept with what it found.
+    let Ok(jsonrpc::Decoded::Request { method, params, .. }) =
+        jsonrpc::decode_borrowed(body.as_bytes())
+    else {
         return;
     };
-    let mut peeked = crate::lowlevel::peek(params.as_deref());
+    let params = params.map(|found| Params::from_found(Some(found)));
+    let mut peeked = crate::lowlevel::peek(params.as_ref().and_then(Params::text));
     let server = http_server();
     peeked.envelope = server.envelopes.read(peeked.meta.as_ref());
     let known = crate::transport::http::headers::Known::read(&headers);
-    if let Err((status, e)) =
-        crate::transport::http::stateless::validate(server, &headers, &known, &method, &mut peeked)
-    {
+    let checked = crate::transport::http::stateless::validate(
+        server,
+        &headers,
+        &known,
+        &method,
+        &mut peeked,
+        params.as_ref(),
+    );
+    if let Err((status, e)) = checked {
         assert!(status.is_client_error(), "{status}");
         assert!(
             matches!(e.code(), -32602 | -32601 | -32020 | -32022 | -32600),
