@@ -139,12 +139,10 @@ pub(crate) fn parse_tool_fn(
     for (input, extra) in sig.inputs.iter().zip(param_attrs) {
         match input {
             FnArg::Receiver(r) => {
-                if r.reference.is_none() {
-                    cx.error(r, "a tool method takes `&self`: taking `self` by value would consume the state it shares with every other call");
-                } else if r.mutability.is_some() {
-                    cx.error(r, "a tool method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic");
-                } else {
-                    receiver = Receiver::Ref;
+                match &r.kind {
+                    syn::ReceiverKind::Reference(_, _, None) => receiver = Receiver::Ref,
+                    syn::ReceiverKind::Reference(_, _, Some(_)) => cx.error(r, "a tool method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic"),
+                    _ => cx.error(r, "a tool method takes `&self`: taking `self` by value would consume the state it shares with every other call"),
                 }
             }
             FnArg::Typed(pt) => {

@@ -268,10 +268,10 @@ pub(crate) fn parse_sig(
         let pt = match input {
             FnArg::Typed(pt) => pt,
             FnArg::Receiver(r) if in_tools => {
-                if r.reference.is_none() {
-                    cx.error(r, format!("a {what} method takes `&self`: taking `self` by value would consume the value every call shares"));
-                } else if r.mutability.is_some() {
-                    cx.error(r, format!("a {what} method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic"));
+                match &r.kind {
+                    syn::ReceiverKind::Reference(_, _, None) => {}
+                    syn::ReceiverKind::Reference(_, _, Some(_)) => cx.error(r, format!("a {what} method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic")),
+                    _ => cx.error(r, format!("a {what} method takes `&self`: taking `self` by value would consume the value every call shares")),
                 }
                 receiver = true;
                 continue;
