@@ -51,26 +51,26 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
     /// Enters the lifespan and freezes the table.
     pub async fn start(server: Server<S>) -> Result<Arc<Self>, McpError> {
         let state = (server.lifespan.enter)().await?;
-        let identity = serde_json::json!({
-            "name": server.info.name,
-            "version": server.info.version,
-        });
-        let meta = format!(
-            r#""_meta":{{"{}":{identity}}}"#,
-            crate::era::META_SERVER_INFO
-        );
-        let stamp_tail = format!(r#""resultType":"complete",{meta}"#);
-        // As `stamp::stamp_modern` adds them to a result that has none of them.
+        // The stamp `stamp_modern` gives a result that has none of its members, encoded once:
+        // the same mechanism, so the written and the edited stamps cannot drift apart.
+        let tail = |method: &str| {
+            let mut empty = serde_json::Value::Object(Default::default());
+            super::stamp::stamp_modern(
+                &server,
+                method,
+                &crate::jsonrpc::RequestId::Number(0),
+                &mut empty,
+            );
+            let object = serde_json::to_string(&empty).unwrap_or_default();
+            object
+                .get(1..object.len().saturating_sub(1))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let stamp_tail = tail("ping");
         let cacheable_tails = crate::era::CACHEABLE_METHODS
             .iter()
-            .map(|method| {
-                let hint = server.cache_hints.get(*method).copied().unwrap_or_default();
-                let scope = serde_json::to_string(&hint.scope).unwrap_or_default();
-                format!(
-                    r#""resultType":"complete","ttlMs":{},"cacheScope":{scope},{meta}"#,
-                    hint.ttl_ms
-                )
-            })
+            .map(|m| tail(m))
             .collect();
         Ok(Arc::new(Self {
             stamp_tail,
