@@ -214,7 +214,7 @@ pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
             "task" => attrs.task = parse_task(cx, &meta.value()?.parse()?),
             "meta" => {
                 let lit: LitStr = meta.value()?.parse()?;
-                if !valid_json_object(&lit.value()) {
+                if !crate::json_text::is_object(&lit.value()) {
                     cx.error(
                         &lit,
                         "`meta` must be a JSON object, e.g. meta = r#\"{\"vendor/key\": 1}\"#",
@@ -373,9 +373,7 @@ fn parse_range(expr: &Expr, signed: bool) -> Result<(Bound, Bound), String> {
         let value: f64 = text.parse().map_err(|_| SHAPE.to_owned())?;
         // `1.` or `1e3` are Rust, not JSON: write floats the way JSON does.
         let text = if text.contains(['.', 'e', 'E']) {
-            serde_json::Number::from_f64(value)
-                .map(|n| n.to_string())
-                .ok_or_else(|| SHAPE.to_owned())?
+            crate::json_text::float(value).ok_or_else(|| SHAPE.to_owned())?
         } else {
             text
         };
@@ -395,11 +393,4 @@ fn parse_range(expr: &Expr, signed: bool) -> Result<(Bound, Bound), String> {
         }
     }
     Ok((lo.map(|(t, _)| (t, true)), hi.map(|(t, _)| (t, inclusive))))
-}
-
-pub(crate) fn valid_json_object(text: &str) -> bool {
-    matches!(
-        serde_json::from_str::<serde_json::Value>(text),
-        Ok(serde_json::Value::Object(_))
-    )
 }

@@ -127,7 +127,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                 if let Some(p) = &arg.attrs.pattern {
                     constraints.push((
                         "pattern".into(),
-                        serde_json::Value::String(p.value()).to_string(),
+                        crate::json_text::string(&p.value()),
                     ));
                 }
                 let constraints_json = format!(

@@ -69,7 +69,7 @@ fn parse_keys(
             keys.scopes = crate::attrs::parse_scopes(cx, &value);
         } else {
             let lit: LitStr = syn::parse2(quote!(#value))?;
-            if key == "meta" && !crate::attrs::valid_json_object(&lit.value()) {
+            if key == "meta" && !crate::json_text::is_object(&lit.value()) {
                 cx.error(
                     &lit,
                     "`meta` must be a JSON object, e.g. meta = r#\"{\"vendor/key\": 1}\"#",

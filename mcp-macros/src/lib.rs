@@ -18,6 +18,7 @@ mod docs;
 mod expand;
 mod features;
 mod handle;
+mod json_text;
 mod pattern;
 mod placement;
 mod runtime;
