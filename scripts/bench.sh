@@ -129,9 +129,15 @@ echo "   $line"
 if [ "${BUILD_TIMES:-1}" != 0 ]; then
   echo "== build time of the one-tool example (dev profile, clean then after touching main.rs)"
   # ours: default features (stdio and HTTP, validation); ours-stdio: the features the example
-  # uses, chosen as the rmcp example chooses its own (stdio, validation).
-  for which in ours ours-stdio rmcp; do
+  # uses, chosen as the rmcp example chooses its own (stdio, validation). Both build the SDK
+  # from its path, as local code (incrementally, every lint); ours-published builds `ours`
+  # against the SDK as crates.io would serve it (scripts/published-example.sh), as a user's
+  # build and the rmcp build get their dependencies: the like-for-like figure.
+  published="$(mktemp -d)"
+  "$repo/scripts/published-example.sh" "$published" >/dev/null
+  for which in ours-published rmcp ours ours-stdio; do
     dir="$repo/bench/buildtime/$which"
+    [ "$which" = ours-published ] && dir="$published/one-tool"
     target="$(mktemp -d)"
     start=$(date +%s.%N)
     (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build -q)
@@ -145,8 +151,10 @@ if [ "${BUILD_TIMES:-1}" != 0 ]; then
     rm -rf "$target"
     impl="$OURS"; [ "$which" = rmcp ] && impl="$RMCP"
     [ "$which" = ours-stdio ] && impl="$OURS, stdio only (no default features; validation)"
+    [ "$which" = ours ] && impl="$OURS, from its path (incremental, as local code)"
     record "$impl" "build" "{\"clean_s\":$clean,\"incremental_s\":$incremental}"
   done
+  rm -rf "$published"
 fi
 
 echo "== table"

@@ -6,9 +6,10 @@
 pub use modelctx_core::*;
 pub use modelctx_macros::{prompt, resource, tool, tools};
 
-/// The names most programs need: the server and its macros, the handler context, the client,
-/// errors, and the protocol types a handler returns. Everything else is reachable by module
-/// path (`modelctx::types::*` holds every protocol type, for low-level handlers).
+/// The names most programs need: the server and its macros, the handler context, the client
+/// (with the `client` feature), errors, and the protocol types a handler returns. Everything
+/// else is reachable by module path (`modelctx::types::*` holds every protocol type, for
+/// low-level handlers).
 ///
 /// ```
 /// use modelctx::prelude::*;
@@ -23,6 +24,7 @@ pub use modelctx_macros::{prompt, resource, tool, tools};
 /// let server = McpServer::new("greeter").tool(HelloTool);
 /// ```
 pub mod prelude {
+    #[cfg(feature = "client")]
     pub use modelctx_core::client::{Client, RequestOptions};
     pub use modelctx_core::era::Era;
     pub use modelctx_core::input::{Answers, Elicited, Questions};

@@ -97,6 +97,7 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
 #[derive(Debug)]
 pub(crate) struct Fetched {
     pub(crate) status: StatusCode,
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
 }
@@ -174,6 +175,7 @@ impl Fetch {
         }
     }
 
+    #[cfg(any(feature = "client", feature = "jwt"))]
     /// `GET url` accepting JSON.
     pub(crate) async fn get(&self, url: &str) -> Result<Fetched, McpError> {
         let uri = parse_url(url)?;
@@ -186,6 +188,7 @@ impl Fetch {
         self.send(request).await
     }
 
+    #[cfg(feature = "client")]
     /// `GET url` as a browser would (accepting HTML). Redirects are not followed: a `3xx` comes
     /// back as it is, with its `Location` header (the OAuth client's headless login reads the
     /// authorization response there).
@@ -223,6 +226,7 @@ impl Fetch {
         self.send(request).await
     }
 
+    #[cfg(feature = "client")]
     /// `POST url` with a JSON body.
     pub(crate) async fn post_json(
         &self,
@@ -267,6 +271,7 @@ pub(crate) fn percent_encode_into(text: &str, out: &mut String) {
     }
 }
 
+#[cfg(feature = "client")]
 /// Decodes `%XX` escapes and `+` (as a space) of a form or query component.
 pub(crate) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
@@ -292,6 +297,7 @@ pub(crate) fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+#[cfg(feature = "client")]
 /// The `key=value` pairs of a query string or form body, decoded.
 pub(crate) fn parse_query(query: &str) -> Vec<(String, String)> {
     query

@@ -11,6 +11,7 @@ pub mod __private;
 #[cfg(feature = "http")]
 pub mod auth;
 pub mod base64;
+#[cfg(feature = "client")]
 pub mod client;
 pub mod era;
 mod error;

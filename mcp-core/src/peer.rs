@@ -83,6 +83,7 @@ impl PendingRequests {
         }
     }
 
+    #[cfg(feature = "client")]
     /// Fails the request `id` with `error` (the transport could not deliver it).
     pub(crate) fn fail(&self, id: &RequestId, error: McpError) -> bool {
         match self.state().waiting.remove(id) {
@@ -103,6 +104,7 @@ impl PendingRequests {
         }
     }
 
+    #[cfg(feature = "client")]
     /// True once [`close`](Self::close) ran.
     pub(crate) fn is_closed(&self) -> bool {
         self.state().closed.is_some()
@@ -152,11 +154,13 @@ impl Awaiting {
         }
     }
 
+    #[cfg(feature = "client")]
     /// True until the answer (or a failure) was received.
     pub(crate) fn is_waiting(&self) -> bool {
         self.rx.is_some()
     }
 
+    #[cfg(feature = "client")]
     /// Stops waiting; true when the request was still unanswered (the peer may still be
     /// working on it and should be told).
     pub(crate) fn abandon(mut self) -> bool {

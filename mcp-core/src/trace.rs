@@ -112,6 +112,7 @@ impl TraceContext {
         })
     }
 
+    #[cfg(feature = "client")]
     /// Writes `traceparent` (and `tracestate`) into a `_meta` object.
     pub(crate) fn write_to(&self, meta: &mut Map<String, Value>) {
         meta.insert(

@@ -125,10 +125,7 @@ pub(crate) fn tool_def(tool: &ToolFn, target: Target<'_>, state: &TokenStream) -
                     }
                 }
                 if let Some(p) = &arg.attrs.pattern {
-                    constraints.push((
-                        "pattern".into(),
-                        crate::json_text::string(&p.value()),
-                    ));
+                    constraints.push(("pattern".into(), crate::json_text::string(&p.value())));
                 }
                 let constraints_json = format!(
                     "{{{}}}",

@@ -325,7 +325,17 @@ mod tests {
 
     #[test]
     fn a_float_reads_back_as_the_same_number() {
-        for value in [0.5, -0.5, 1000.0, 1e20, 1e-7, 1.5e300, -2.25, 0.1 + 0.2, 0.0] {
+        for value in [
+            0.5,
+            -0.5,
+            1000.0,
+            1e20,
+            1e-7,
+            1.5e300,
+            -2.25,
+            0.1 + 0.2,
+            0.0,
+        ] {
             let text = float(value).unwrap();
             assert!(text.contains(['.', 'e']), "{text}");
             let read: serde_json::Value = serde_json::from_str(&text).unwrap();

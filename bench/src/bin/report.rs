@@ -87,7 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Each target: what it says, then the figure measured and the one it is compared with
     // (implementation, scenario, field).
     type Figure<'a> = (&'a str, &'a str, &'a str);
-    let targets: [(&str, Figure, Figure); 14] = [
+    let targets: [(&str, Figure, Figure); 16] = [
         (
             "stdio pipelined vs raw loop >= 0.75x",
             (ours, "stdio-pipelined", "rate"),
@@ -157,6 +157,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "client, 1 in flight, vs the hand-written driver",
             (our_client, "client-stdio-1", "rate"),
             (limit, "stdio-sequential", "rate"),
+        ),
+        (
+            "clean build of the one-tool example, SDK as published, vs rmcp <= 1.0x",
+            (ours, "build", "clean_s"),
+            ("rmcp", "build", "clean_s"),
+        ),
+        (
+            "the same, SDK built from its path (incremental, as local code)",
+            (
+                "modelctx (this SDK), from its path (incremental, as local code)",
+                "build",
+                "clean_s",
+            ),
+            ("rmcp", "build", "clean_s"),
         ),
     ];
     println!();

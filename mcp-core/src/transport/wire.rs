@@ -286,6 +286,7 @@ async fn write_all<W: AsyncWrite + Unpin>(writer: &mut W, buf: &[u8]) -> std::io
     writer.flush().await
 }
 
+#[cfg(feature = "client")]
 /// A header value as the 2026 transport writes it: plain when it is header-safe ASCII without
 /// surrounding whitespace, else `=?base64?...?=` of its UTF-8 (also when the plain text looks
 /// like that form).
