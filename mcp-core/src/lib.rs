@@ -1,5 +1,5 @@
 //! The runtime of the `modelctx` SDK: protocol types, the JSON-RPC engine, the low-level handler
-//! table, the server and client transports, and the client.
+//! table, the server and client transports, and the client (with the `client` feature).
 //!
 //! Most users depend on the `modelctx` facade crate, which re-exports this one.
 #![warn(missing_docs)]

@@ -206,10 +206,15 @@ impl<T> RunningRequests<T> {
 
     /// Starts the request `id` with `spawn` and records it; false (and nothing spawned) when
     /// the id is already running. The entry exists before the task can run to its end, so the
-    /// task's own [`finish`](Self::finish) never races ahead of it.
+    /// task's own [`finish`](Self::finish) never races ahead of it. An entry whose task ended
+    /// without calling `finish` (it panicked outside the handler's guard) is not running: it is
+    /// replaced, so its id is not refused for the rest of the connection.
     pub(crate) fn start(&self, id: RequestId, tag: T, spawn: impl FnOnce() -> AbortHandle) -> bool {
         let mut map = self.map();
-        if map.contains_key(&id) {
+        if map
+            .get(&id)
+            .is_some_and(|(running, _)| !running.is_finished())
+        {
             return false;
         }
         let abort = spawn();
@@ -252,5 +257,34 @@ impl<T> RunningRequests<T> {
             }
             !cancel
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunningRequests;
+    use crate::jsonrpc::RequestId;
+
+    #[tokio::test]
+    async fn an_id_whose_task_ended_without_finishing_is_free_again() {
+        let running = RunningRequests::<()>::default();
+        let id = RequestId::Number(7);
+        let mut ended = None;
+        assert!(running.start(id.clone(), (), || {
+            let task = tokio::spawn(async { panic!("outside the handler's guard") });
+            let abort = task.abort_handle();
+            ended = Some(task);
+            abort
+        }));
+        // The task is over (it panicked) and never called `finish`.
+        let ended = ended.expect("spawned");
+        assert!(ended.await.is_err_and(|e| e.is_panic()));
+        assert!(running.start(id.clone(), (), || {
+            tokio::spawn(std::future::pending::<()>()).abort_handle()
+        }));
+        // A task that is still running keeps its id.
+        assert!(!running.start(id.clone(), (), || unreachable!("already running")));
+        assert!(running.cancel(&id));
+        assert!(!running.cancel(&id));
     }
 }

@@ -1,6 +1,6 @@
 //! The [`Client`]: connects to any MCP server (a program over stdio, an HTTP endpoint, a
 //! server of this process, any [`Transport`](crate::transport::Transport)), negotiates the era,
-//! and speaks either.
+//! and speaks either. Compiled with the `client` feature (off by default).
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
