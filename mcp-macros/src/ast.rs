@@ -17,6 +17,22 @@ pub(crate) enum Receiver {
     Ref,
 }
 
+/// How a method takes `self`. The macros accept `&self` only: calls run side by side.
+pub(crate) enum SelfTaken {
+    Shared,
+    Mutably,
+    ByValue,
+}
+
+/// Reads `&self`, `&mut self` or `self` (any other form: by value) from a receiver.
+pub(crate) fn self_taken(r: &syn::Receiver) -> SelfTaken {
+    match &r.kind {
+        syn::ReceiverKind::Reference(_, _, None) => SelfTaken::Shared,
+        syn::ReceiverKind::Reference(_, _, Some(_)) => SelfTaken::Mutably,
+        _ => SelfTaken::ByValue,
+    }
+}
+
 pub(crate) struct ArgParam {
     pub(crate) ident: Ident,
     pub(crate) ty: Type,
@@ -139,10 +155,10 @@ pub(crate) fn parse_tool_fn(
     for (input, extra) in sig.inputs.iter().zip(param_attrs) {
         match input {
             FnArg::Receiver(r) => {
-                match &r.kind {
-                    syn::ReceiverKind::Reference(_, _, None) => receiver = Receiver::Ref,
-                    syn::ReceiverKind::Reference(_, _, Some(_)) => cx.error(r, "a tool method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic"),
-                    _ => cx.error(r, "a tool method takes `&self`: taking `self` by value would consume the state it shares with every other call"),
+                match self_taken(r) {
+                    SelfTaken::Shared => receiver = Receiver::Ref,
+                    SelfTaken::Mutably => cx.error(r, "a tool method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic"),
+                    SelfTaken::ByValue => cx.error(r, "a tool method takes `&self`: taking `self` by value would consume the state it shares with every other call"),
                 }
             }
             FnArg::Typed(pt) => {

@@ -268,10 +268,10 @@ pub(crate) fn parse_sig(
         let pt = match input {
             FnArg::Typed(pt) => pt,
             FnArg::Receiver(r) if in_tools => {
-                match &r.kind {
-                    syn::ReceiverKind::Reference(_, _, None) => {}
-                    syn::ReceiverKind::Reference(_, _, Some(_)) => cx.error(r, format!("a {what} method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic")),
-                    _ => cx.error(r, format!("a {what} method takes `&self`: taking `self` by value would consume the value every call shares")),
+                match crate::ast::self_taken(r) {
+                    crate::ast::SelfTaken::Shared => {}
+                    crate::ast::SelfTaken::Mutably => cx.error(r, format!("a {what} method takes `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a Mutex or an atomic")),
+                    crate::ast::SelfTaken::ByValue => cx.error(r, format!("a {what} method takes `&self`: taking `self` by value would consume the value every call shares")),
                 }
                 receiver = true;
                 continue;

@@ -83,9 +83,23 @@ impl Reader<'_> {
 
     /// One value, at most `depth` arrays or objects deep (counting its own).
     fn value(&mut self, depth: usize) -> Option<()> {
+        let inner = || depth.checked_sub(1).filter(|d| *d > 0);
         match self.peek()? {
-            b'{' => self.object(depth.checked_sub(1).filter(|d| *d > 0)?),
-            b'[' => self.array(depth.checked_sub(1).filter(|d| *d > 0)?),
+            b'{' => {
+                let depth = inner()?;
+                self.items(b'{', b'}', |r| {
+                    (r.peek()? == b'"').then_some(())?;
+                    r.string()?;
+                    r.skip_space();
+                    r.expect(b':')?;
+                    r.skip_space();
+                    r.value(depth)
+                })
+            }
+            b'[' => {
+                let depth = inner()?;
+                self.items(b'[', b']', |r| r.value(depth))
+            }
             b'"' => self.string(),
             b't' => self.word(b"true"),
             b'f' => self.word(b"false"),
@@ -95,46 +109,27 @@ impl Reader<'_> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Option<()> {
-        self.expect(b'{')?;
+    /// `open`, then `item`s separated by commas (none at the end), then `close`: the shape an
+    /// object (items `"key": value`) and an array (items values) share.
+    fn items(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.expect(open)?;
         self.skip_space();
-        if self.peek()? == b'}' {
+        if self.peek()? == close {
             self.at += 1;
             return Some(());
         }
         loop {
             self.skip_space();
-            if self.peek()? != b'"' {
-                return None;
-            }
-            self.string()?;
-            self.skip_space();
-            self.expect(b':')?;
-            self.skip_space();
-            self.value(depth)?;
+            item(self)?;
             self.skip_space();
             match self.next()? {
                 b',' => continue,
-                b'}' => return Some(()),
-                _ => return None,
-            }
-        }
-    }
-
-    fn array(&mut self, depth: usize) -> Option<()> {
-        self.expect(b'[')?;
-        self.skip_space();
-        if self.peek()? == b']' {
-            self.at += 1;
-            return Some(());
-        }
-        loop {
-            self.skip_space();
-            self.value(depth)?;
-            self.skip_space();
-            match self.next()? {
-                b',' => continue,
-                b']' => return Some(()),
+                b if b == close => return Some(()),
                 _ => return None,
             }
         }

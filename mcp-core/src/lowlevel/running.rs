@@ -67,6 +67,7 @@ impl<S: Send + Sync + 'static> RunningServer<S> {
                 .unwrap_or_default()
                 .to_owned()
         };
+        // Any method outside `CACHEABLE_METHODS` gets the plain stamp; `ping` is one.
         let stamp_tail = tail("ping");
         let cacheable_tails = crate::era::CACHEABLE_METHODS
             .iter()
